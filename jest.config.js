@@ -1,0 +1,23 @@
+// Jest runs the TypeScript sources through ts-jest as CommonJS (the project's module format).
+// ky is ESM-only; Node >= 20.19 can require() it at run time, but Jest's own module loader
+// cannot, so ky is transformed to CommonJS for tests only (transformIgnorePatterns).
+/** @type {import('jest').Config} */
+const tsJest = [
+  'ts-jest',
+  { tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', moduleResolution: 'node10' }, diagnostics: false },
+];
+const shared = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.[tj]s$': tsJest },
+  transformIgnorePatterns: ['/node_modules/(?!(ky)/)'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
+module.exports = {
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.test.ts'] },
+    { ...shared, displayName: 'crash', testMatch: ['<rootDir>/test/crash/**/*.test.ts'] },
+  ],
+};

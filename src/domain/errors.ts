@@ -1,0 +1,158 @@
+/**
+ * The error tree. Every error tradebot throws extends TradebotError and carries a stable `code`
+ * (documented in the README's error table), context fields and an optional `cause`.
+ *
+ * Two branches matter to callers that talk to the exchange (as in ccxt):
+ * - ExchangeRejectedError and its subclasses: the exchange answered and said no. Nothing happened.
+ * - ExchangeUnavailableError and its subclasses: the outcome is unknown or the call may be retried.
+ *   After an order was sent this never means "rejected": the order may exist.
+ */
+export type ErrorContext = Readonly<Record<string, unknown>>;
+
+export abstract class TradebotError extends Error {
+  abstract readonly code: string;
+  readonly context: ErrorContext;
+
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.context = context;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, code: this.code, message: this.message, context: this.context };
+  }
+}
+
+/** A config file or environment variable is invalid; `context.path` names the key. */
+export class ConfigError extends TradebotError {
+  override readonly name = 'ConfigError';
+  readonly code = 'TB_ERR_CONFIG';
+}
+
+/** A request was refused locally, before any network call, because it breaks the API's rules. */
+export class RequestValidationError extends TradebotError {
+  override readonly name = 'RequestValidationError';
+  readonly code = 'TB_ERR_REQUEST_INVALID';
+  constructor(
+    message: string,
+    readonly fieldErrors: Readonly<Record<string, readonly string[]>>,
+    context: ErrorContext = {},
+  ) {
+    super(message, { ...context, fieldErrors });
+  }
+}
+
+/** A decimal value (price, amount) could not be parsed or is out of range. */
+export class InvalidDecimalError extends TradebotError {
+  override readonly name = 'InvalidDecimalError';
+  readonly code = 'TB_ERR_INVALID_DECIMAL';
+}
+
+// ---- the exchange said no -------------------------------------------------------------------
+
+/** The exchange answered with an error: the request had no effect. `context` has the venue code and field errors. */
+export class ExchangeRejectedError extends TradebotError {
+  override readonly name: string = 'ExchangeRejectedError';
+  readonly code: string = 'TB_ERR_EXCHANGE_REJECTED';
+  constructor(
+    message: string,
+    readonly venueCode: number | undefined,
+    readonly fieldErrors: Readonly<Record<string, readonly string[]>>,
+    readonly httpStatus: number | undefined,
+    context: ErrorContext = {},
+  ) {
+    super(message, { ...context, venueCode, fieldErrors, httpStatus });
+  }
+}
+
+/** Private code 0 or 30 (`Validation failed`) and the other 3x field codes. */
+export class ExchangeValidationError extends ExchangeRejectedError {
+  override readonly name = 'ExchangeValidationError';
+  override readonly code = 'TB_ERR_EXCHANGE_VALIDATION';
+}
+/** Bad key, bad signature, bad payload, missing permission. Never retried. */
+export class AuthenticationError extends ExchangeRejectedError {
+  override readonly name = 'AuthenticationError';
+  override readonly code = 'TB_ERR_AUTH';
+}
+/** Not enough balance for the order. */
+export class InsufficientFundsError extends ExchangeRejectedError {
+  override readonly name = 'InsufficientFundsError';
+  override readonly code = 'TB_ERR_INSUFFICIENT_FUNDS';
+}
+/** `Unexecuted order was not found.`: the order does not exist or is no longer open. */
+export class OrderNotFoundError extends ExchangeRejectedError {
+  override readonly name = 'OrderNotFoundError';
+  override readonly code = 'TB_ERR_ORDER_NOT_FOUND';
+}
+/** Code 36: the client_order_id is already used by an open order: the order exists, look it up. */
+export class DuplicateClientOrderIdError extends ExchangeRejectedError {
+  override readonly name = 'DuplicateClientOrderIdError';
+  override readonly code = 'TB_ERR_DUPLICATE_CLIENT_ORDER_ID';
+}
+
+// ---- outcome unknown / retryable --------------------------------------------------------------
+
+/** The exchange could not be reached or answered 5xx / "try again later". The outcome is unknown. */
+export class ExchangeUnavailableError extends TradebotError {
+  override readonly name: string = 'ExchangeUnavailableError';
+  readonly code: string = 'TB_ERR_EXCHANGE_UNAVAILABLE';
+}
+/** HTTP 429: rate limited, or (private endpoints) a nonce the exchange refused. `context.nonce` tells which. */
+export class RateLimitedError extends ExchangeUnavailableError {
+  override readonly name = 'RateLimitedError';
+  override readonly code = 'TB_ERR_RATE_LIMITED';
+}
+/** No answer within the timeout. For an order this means "may exist". */
+export class RequestTimeoutError extends ExchangeUnavailableError {
+  override readonly name = 'RequestTimeoutError';
+  override readonly code = 'TB_ERR_TIMEOUT';
+}
+/** The answer could not be parsed or had the wrong shape. The request may have taken effect. */
+export class BadResponseError extends ExchangeUnavailableError {
+  override readonly name = 'BadResponseError';
+  override readonly code = 'TB_ERR_BAD_RESPONSE';
+}
+
+// ---- orders, state, strategies ---------------------------------------------------------------
+
+/** An order event is not allowed from the order's current status (see domain/order-state.ts). */
+export class InvalidTransitionError extends TradebotError {
+  override readonly name = 'InvalidTransitionError';
+  readonly code = 'TB_ERR_INVALID_TRANSITION';
+}
+/** The store's compare-and-set lost: the order was not in the expected status. */
+export class StaleStateError extends TradebotError {
+  override readonly name = 'StaleStateError';
+  readonly code = 'TB_ERR_STALE_STATE';
+}
+/** This replica no longer holds the lease (fencing token) for the strategy and market. */
+export class LeaseLostError extends TradebotError {
+  override readonly name = 'LeaseLostError';
+  readonly code = 'TB_ERR_LEASE_LOST';
+}
+/** A pre-trade risk check refused an intent. `context.rule` names the check. */
+export class RiskDeniedError extends TradebotError {
+  override readonly name = 'RiskDeniedError';
+  readonly code = 'TB_ERR_RISK_DENIED';
+}
+/** A strategy module failed to load or validate. `context.file` names it. */
+export class StrategyLoadError extends TradebotError {
+  override readonly name = 'StrategyLoadError';
+  readonly code = 'TB_ERR_STRATEGY_LOAD';
+}
+/** A strategy threw or overran its time budget. */
+export class StrategyFailedError extends TradebotError {
+  override readonly name = 'StrategyFailedError';
+  readonly code = 'TB_ERR_STRATEGY_FAILED';
+}
+/** Redis (or the in-process store) failed; nothing was recorded. */
+export class StoreUnavailableError extends TradebotError {
+  override readonly name = 'StoreUnavailableError';
+  readonly code = 'TB_ERR_STORE_UNAVAILABLE';
+}
+/** Submitting is not allowed yet (first reconciliation pending) or any more (shutting down, halted). */
+export class NotReadyError extends TradebotError {
+  override readonly name = 'NotReadyError';
+  readonly code = 'TB_ERR_NOT_READY';
+}
