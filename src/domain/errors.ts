@@ -156,3 +156,8 @@ export class NotReadyError extends TradebotError {
   override readonly name = 'NotReadyError';
   readonly code = 'TB_ERR_NOT_READY';
 }
+/** Backtest input is inconsistent (a fill in a market without candles, unsorted candles, a bad interval). `context.field` names it. */
+export class BacktestInputError extends TradebotError {
+  override readonly name = 'BacktestInputError';
+  readonly code = 'TB_ERR_BACKTEST_INPUT';
+}
