@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../domain/errors';
+import { configSchema, type Config } from './schema';
+
+/** Keys that would put a secret into a config file. Secrets come only from the environment or files. */
+const SECRET_KEY = /^(api[_-]?key|api[_-]?secret|secret|password|token|private[_-]?key)$/i;
+
+/** Environment variables with a fixed meaning, besides the generic TRADEBOT_CONFIG__SECTION__KEY form. */
+const ENV_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  TRADEBOT_MODE: ['mode'],
+  TRADEBOT_REDIS_URL: ['redis', 'url'],
+  TRADEBOT_REDIS_PREFIX: ['redis', 'keyPrefix'],
+  TRADEBOT_BASE_URL: ['exchange', 'baseUrl'],
+  TRADEBOT_EU_BASE_URL: ['exchange', 'euBaseUrl'],
+  TRADEBOT_LOG_LEVEL: ['log', 'level'],
+  TRADEBOT_METRICS_PORT: ['metrics', 'port'],
+  TRADEBOT_PAPER_SPEED: ['paper', 'speed'],
+};
+const GENERIC_PREFIX = 'TRADEBOT_CONFIG__';
+
+export type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+export type FrozenConfig = DeepReadonly<Config>;
+
+/**
+ * Reads a YAML (or JSON) config file, applies TRADEBOT_* environment overrides, validates it once
+ * and returns it deep-frozen. Any problem throws ConfigError naming the key path: the daemon refuses
+ * to start rather than run with a guess.
+ */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): FrozenConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`config file ${file} cannot be read: ${(error as Error).message}`, { file, path: '' });
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${file} is not valid YAML: ${(error as Error).message}`, { file, path: '' });
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(`config file ${file} must hold a mapping of settings at its top level`, { file, path: '' });
+  }
+  return parseConfig(raw as Record<string, unknown>, env, file);
+}
+
+/** Validates an already-parsed config object (the same rules as loadConfig). */
+export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env, file = '<inline>'): FrozenConfig {
+  rejectSecrets(raw, [], file);
+  const merged = structuredClone(raw);
+  applyEnvOverrides(merged, env, file);
+  const result = configSchema.safeParse(merged);
+  if (!result.success) throw configErrorFromZod(result.error, file);
+  const config = result.data;
+  if (config.mode === 'live' && !config.redis.url) {
+    throw new ConfigError(`${file}: redis.url: live mode needs Redis (set TRADEBOT_REDIS_URL); order state must survive restarts`, {
+      file,
+      path: 'redis.url',
+    });
+  }
+  if (config.mode === 'paper' && !config.paper) {
+    throw new ConfigError(`${file}: paper: paper mode needs a "paper" section (markets with candle files, balances)`, {
+      file,
+      path: 'paper',
+    });
+  }
+  return deepFreeze(config) as FrozenConfig;
+}
+
+function rejectSecrets(node: unknown, path: string[], file: string): void {
+  if (node === null || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    const here = [...path, key];
+    if (SECRET_KEY.test(key)) {
+      throw new ConfigError(
+        `${file}: ${here.join('.')}: secrets are not allowed in config files; use TRADEBOT_API_KEY / TRADEBOT_API_SECRET ` +
+          'or TRADEBOT_API_KEY_FILE / TRADEBOT_API_SECRET_FILE',
+        { file, path: here.join('.') },
+      );
+    }
+    rejectSecrets(value, here, file);
+  }
+}
+
+function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, file: string): void {
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    let path = ENV_ALIASES[name];
+    if (!path && name.startsWith(GENERIC_PREFIX)) {
+      path = name.slice(GENERIC_PREFIX.length).split('__').filter(Boolean).map(screamingToCamel);
+    }
+    if (!path || path.length === 0) continue;
+    if (path.some((segment) => SECRET_KEY.test(segment))) {
+      throw new ConfigError(`${name}: secrets are set with TRADEBOT_API_KEY / TRADEBOT_API_SECRET, not config overrides`, {
+        file,
+        path: path.join('.'),
+      });
+    }
+    setPath(target, path, parseEnvValue(value));
+  }
+}
+
+function screamingToCamel(segment: string): string {
+  return segment.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Numbers, booleans and JSON arrays/objects are typed; anything else stays a string. */
+function parseEnvValue(value: string): unknown {
+  const trimmed = value.trim();
+  if (/^(true|false|-?\d+(\.\d+)?|\[.*\]|\{.*\})$/s.test(trimmed)) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node: Record<string, unknown> = target;
+  for (const segment of path.slice(0, -1)) {
+    const next = node[segment];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) node[segment] = {};
+    node = node[segment] as Record<string, unknown>;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function configErrorFromZod(error: z.ZodError, file: string): ConfigError {
+  const problems = error.issues.map((issue) => {
+    const base = issue.path.map(String).join('.');
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const where = keys.length > 0 ? keys.map((k) => (base ? `${base}.${k}` : k)).join(', ') : base || '(top level)';
+    const message = issue.code === 'unrecognized_keys' ? 'unknown setting (check the spelling)' : issue.message;
+    return { path: where, message };
+  });
+  const lines = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
+  return new ConfigError(`invalid config ${file}:\n${lines}`, { file, path: problems[0]?.path ?? '', problems });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value as object)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { INTERVALS } from '../domain/candle';
+import { MARKET_NAME } from '../domain/market';
+
+/**
+ * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
+ * they come only from the environment or files (see load.ts) and any secret-looking key in the file
+ * is refused.
+ */
+const decimalString = z
+  .union([z.string(), z.number()])
+  .transform((v) => String(v).trim())
+  .refine((v) => /^(?:\d+\.?\d*|\.\d+)$/.test(v), { message: 'must be a non-negative plain decimal number, e.g. "1000" or "0.05"' });
+
+const market = z.string().regex(MARKET_NAME, 'must be a market name like BTC_USDT');
+const interval = z.enum(INTERVALS);
+const positiveInt = z.number().int().positive();
+
+const riskLimits = z.strictObject({
+  maxNotionalPerOrder: decimalString.optional(),
+  maxNotionalPerMarket: decimalString.optional(),
+  maxOpenOrdersPerStrategyMarket: positiveInt.optional(),
+  /** Allowed distance of a price from the last price, as a ratio (0.05 = 5 %). */
+  priceBand: decimalString.optional(),
+});
+
+export const configSchema = z.strictObject({
+  mode: z.enum(['paper', 'live']),
+  exchange: z
+    .strictObject({
+      baseUrl: z.url().default('https://whitebit.com'),
+      euBaseUrl: z.url().optional(),
+      primaryRegion: z.enum(['global', 'eu']).default('global'),
+      timeoutMs: positiveInt.max(120_000).default(10_000),
+      nonceWindow: z.boolean().default(true),
+      requestFieldStyle: z.enum(['snake', 'camel']).default('snake'),
+      ocoListPath: z.enum(['spec', 'docs']).default('spec'),
+      retry: z
+        .strictObject({
+          attempts: z.number().int().min(1).max(10).default(3),
+          baseDelayMs: positiveInt.default(250),
+          maxDelayMs: positiveInt.default(5000),
+        })
+        .prefault({}),
+      /** Share of each exchange limit the shared token bucket may use (headroom for clock skew and other tools). */
+      limitUtilisation: z.number().gt(0).max(1).default(0.95),
+    })
+    .prefault({}),
+  redis: z
+    .strictObject({
+      /** Required in live mode; usually given as TRADEBOT_REDIS_URL. */
+      url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+      keyPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('tradebot'),
+    })
+    .prefault({}),
+  paper: z
+    .strictObject({
+      /** Market seconds per real second of the embedded simulated exchange. */
+      speed: z.number().positive().max(100_000).default(60),
+      /** Unix seconds where the market clock starts; default: the first candle + the warm-up. */
+      start: z.number().int().nonnegative().optional(),
+      seed: z.number().int().default(1),
+      markets: z.array(z.strictObject({ market, data: z.string().min(1) })).min(1),
+      balances: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalString),
+    })
+    .optional(),
+  strategies: z
+    .strictObject({
+      dir: z.string().default('strategies'),
+      /** Time budget of one onCandle call. */
+      timeBudgetMs: positiveInt.default(250),
+      /** Consecutive failures after which a strategy is paused. */
+      maxConsecutiveFailures: positiveInt.default(5),
+      enabled: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1),
+            markets: z.array(market).min(1).optional(),
+            interval: interval.optional(),
+            params: z.record(z.string(), z.unknown()).default({}),
+          }),
+        )
+        .min(1, 'enable at least one strategy'),
+    }),
+  risk: z
+    .strictObject({
+      initialState: z.enum(['active', 'halted', 'reducing']).default('active'),
+      defaults: riskLimits.prefault({}),
+      markets: z.record(market, riskLimits).default({}),
+      /** Realised loss in the quote currency per UTC day after which new entries stop. */
+      dailyLossLimit: decimalString.optional(),
+      /** Fee margin added to balance checks, as a ratio. */
+      feeMargin: decimalString.default('0.002'),
+    })
+    .prefault({}),
+  killSwitch: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      markets: z.array(market).default([]),
+      timeoutSeconds: z.number().int().min(5).max(600).default(60),
+      refreshSeconds: z.number().int().min(1).default(20),
+    })
+    .refine((k) => k.refreshSeconds * 2 <= k.timeoutSeconds, {
+      message: 'refreshSeconds must be at most half of timeoutSeconds, so one missed refresh does not cancel orders',
+      path: ['refreshSeconds'],
+    })
+    .prefault({}),
+  reconcile: z
+    .strictObject({
+      intervalSeconds: positiveInt.default(30),
+      /** What to do with open orders at the exchange that the journal does not know. */
+      unknownOrderPolicy: z.enum(['ignore', 'adopt', 'cancel']).default('ignore'),
+    })
+    .prefault({}),
+  polling: z
+    .strictObject({
+      balanceIntervalSeconds: positiveInt.default(30),
+      /** Delay after a candle closes before polling (the exchange caches kline answers for 1 s). */
+      klineDelayMs: z.number().int().min(1000).default(1500),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      port: z.number().int().min(0).max(65_535).default(9464),
+      host: z.string().default('0.0.0.0'),
+    })
+    .prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      pretty: z.boolean().default(false),
+    })
+    .prefault({}),
+  shutdown: z.strictObject({ graceMs: positiveInt.max(120_000).default(10_000) }).prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,108 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, parseConfig } from '../../../src/config/load';
+import { ConfigError } from '../../../src/domain/errors';
+
+const minimal = (): Record<string, unknown> => ({
+  mode: 'paper',
+  paper: { markets: [{ market: 'BTC_USDT', data: 'x.csv' }], balances: { USDT: '100' } },
+  strategies: { enabled: [{ name: 'sma-cross' }] },
+});
+
+function expectConfigError(fn: () => unknown, path: string, message: RegExp): void {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(ConfigError);
+  const error = caught as ConfigError;
+  expect(error.code).toBe('TB_ERR_CONFIG');
+  expect(error.message).toContain(path);
+  expect(error.message).toMatch(message);
+}
+
+describe('config loading', () => {
+  test('the shipped paper and live example configs are valid', () => {
+    const paper = loadConfig('config/paper.yaml', {});
+    expect(paper.mode).toBe('paper');
+    expect(paper.strategies.enabled.map((s) => s.name)).toEqual(['sma-cross', 'rsi-reversion', 'donchian-breakout']);
+    const live = loadConfig('config/live.example.yaml', { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(live.mode).toBe('live');
+    expect(live.redis.url).toBe('redis://127.0.0.1:6379');
+  });
+
+  test('defaults are filled and the result is deeply frozen', () => {
+    const config = parseConfig(minimal(), {});
+    expect(config.exchange.timeoutMs).toBe(10_000);
+    expect(config.metrics.port).toBe(9464);
+    expect(config.shutdown.graceMs).toBe(10_000);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.exchange.retry)).toBe(true);
+    expect(() => {
+      (config.log as { level: string }).level = 'debug';
+    }).toThrow(TypeError);
+  });
+
+  test('an unknown key is named with its full path', () => {
+    const raw = minimal();
+    raw['risk'] = { defaults: { maxNotionalPerOrdr: '5' } };
+    expectConfigError(() => parseConfig(raw, {}), 'risk.defaults.maxNotionalPerOrdr', /unknown setting/);
+  });
+
+  test('a bad value is named with its path and the problem', () => {
+    const raw = minimal();
+    raw['risk'] = { defaults: { maxNotionalPerOrder: '1e5' } };
+    expectConfigError(() => parseConfig(raw, {}), 'risk.defaults.maxNotionalPerOrder', /plain decimal/);
+    const raw2 = minimal();
+    raw2['strategies'] = { enabled: [{ name: 'x', interval: '7m' }] };
+    expectConfigError(() => parseConfig(raw2, {}), 'strategies.enabled.0.interval', /.+/);
+  });
+
+  test('secrets in the file are refused', () => {
+    const raw = minimal();
+    raw['exchange'] = { apiSecret: 'abc' };
+    expectConfigError(() => parseConfig(raw, {}), 'exchange.apiSecret', /secrets are not allowed/);
+  });
+
+  test('live mode without Redis refuses to start', () => {
+    const raw = { ...minimal(), mode: 'live' };
+    delete raw['paper'];
+    expectConfigError(() => parseConfig(raw, {}), 'redis.url', /live mode needs Redis/);
+  });
+
+  test('kill-switch refresh must leave room for a missed refresh', () => {
+    const raw = minimal();
+    raw['killSwitch'] = { enabled: true, timeoutSeconds: 30, refreshSeconds: 20 };
+    expectConfigError(() => parseConfig(raw, {}), 'killSwitch.refreshSeconds', /half/);
+  });
+
+  test('environment overrides: aliases and the generic form, typed', () => {
+    const config = parseConfig(minimal(), {
+      TRADEBOT_LOG_LEVEL: 'debug',
+      TRADEBOT_METRICS_PORT: '9999',
+      TRADEBOT_CONFIG__RISK__INITIAL_STATE: 'halted',
+      TRADEBOT_CONFIG__EXCHANGE__TIMEOUT_MS: '2500',
+      TRADEBOT_CONFIG__KILL_SWITCH__ENABLED: 'true',
+    });
+    expect(config.log.level).toBe('debug');
+    expect(config.metrics.port).toBe(9999);
+    expect(config.risk.initialState).toBe('halted');
+    expect(config.exchange.timeoutMs).toBe(2500);
+    expect(config.killSwitch.enabled).toBe(true);
+  });
+
+  test('a bad environment override names the path', () => {
+    expectConfigError(() => parseConfig(minimal(), { TRADEBOT_METRICS_PORT: 'ninety' }), 'metrics.port', /.+/);
+  });
+
+  test('unreadable and non-YAML files give a clear error', () => {
+    expectConfigError(() => loadConfig('/nonexistent/tradebot.yaml', {}), '/nonexistent/tradebot.yaml', /cannot be read/);
+    const dir = mkdtempSync(join(tmpdir(), 'tb-config-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'mode: [paper\n');
+    expectConfigError(() => loadConfig(file, {}), file, /not valid YAML/);
+  });
+});
