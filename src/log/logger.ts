@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import pino, { type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
+import pretty from 'pino-pretty';
+import { REDACTED } from '../config/secret';
+
+/** The logger every component receives. A pino logger: `log.info({ market }, 'message')`. */
+export type Logger = PinoLogger;
+export type LogLevel = Level | 'silent';
+
+export interface LoggerOptions {
+  /** Minimum level written; default 'info'. */
+  readonly level?: LogLevel;
+  /** Human-readable colour output through pino-pretty, for development. Production keeps JSON. */
+  readonly pretty?: boolean;
+  /** Where lines go; default stdout. Tests and the secret scan pass a capturing stream. */
+  readonly destination?: DestinationStream;
+  /** Fields written on every line, e.g. `{ mode: 'live' }`. */
+  readonly base?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Keys whose value is secret wherever they appear. Each is redacted at the top level and up to
+ * three levels down (`*.k`, `*.*.k`, `*.*.*.k`): pino's wildcards match exactly one level, and an
+ * error's `context.headers[...]` already sits three levels below the line. Mixed-case header
+ * spellings are listed because ky keeps the case we set while node:http lowercases incoming ones.
+ */
+const SECRET_KEYS = [
+  'apiSecret', 'api_secret', 'apiKey', 'api_key', 'secret', 'signature', 'password', 'token',
+  'authorization', 'Authorization', 'cookie', 'redisUrl',
+] as const;
+const SECRET_HEADERS = [
+  'X-TXC-SIGNATURE', 'X-TXC-PAYLOAD', 'X-TXC-APIKEY', 'x-txc-signature', 'x-txc-payload', 'x-txc-apikey',
+  'authorization', 'Authorization',
+] as const;
+
+const PREFIXES = ['', '*.', '*.*.', '*.*.*.'] as const;
+
+/** Every pino redact path tradebot uses; exported so tests can prove each one hides a value. */
+export const REDACT_PATHS: readonly string[] = Object.freeze([
+  ...PREFIXES.flatMap((p) => SECRET_KEYS.map((k) => `${p}${k}`)),
+  ...PREFIXES.flatMap((p) => SECRET_HEADERS.map((h) => `${p}headers["${h}"]`)),
+]);
+
+/** The root logger. Components take `componentLogger(root, 'executor')`, never the root itself. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const pinoOptions: pino.LoggerOptions = {
+    name: 'tradebot',
+    level: options.level ?? 'info',
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    // ISO time reads better in `kubectl logs` and costs little next to the network calls we log.
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Level names instead of numbers: log shippers (Loki, CloudWatch) filter on them directly.
+    formatters: { level: (label) => ({ level: label }) },
+    serializers: { err: pino.stdSerializers.err },
+    ...(options.base === undefined ? {} : { base: { pid: process.pid, hostname: hostname(), ...options.base } }),
+  };
+  if (options.pretty === true) {
+    // In-process pretty stream (not a worker transport): simpler, synchronous, development only.
+    const stream = pretty({
+      colorize: options.destination === undefined,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,name',
+      ...(options.destination === undefined ? {} : { destination: options.destination }),
+    });
+    return pino(pinoOptions, stream);
+  }
+  return options.destination === undefined ? pino(pinoOptions) : pino(pinoOptions, options.destination);
+}
+
+/** A child logger tagged with the component name (`executor`, `candle-poller`, `metrics-server`). */
+export function componentLogger(parent: Logger, component: string, bindings: Readonly<Record<string, unknown>> = {}): Logger {
+  return parent.child({ component, ...bindings });
+}
+
+/** A fresh request id: short enough to read, unique enough to grep one request's lines. */
+export function newRequestId(): string {
+  return randomUUID().slice(0, 13);
+}
+
+/**
+ * A child logger whose every line carries `reqId`, for one exchange request or one order
+ * submission; pass an id to correlate with one already chosen (e.g. the client order id).
+ */
+export function withRequestId(parent: Logger, reqId: string = newRequestId()): Logger {
+  return parent.child({ reqId });
+}
