@@ -1,0 +1,120 @@
+import type { Candle, Interval } from '../../domain/candle';
+import { intervalSeconds } from '../../domain/candle';
+import { Decimal } from '../../domain/decimal';
+import { BacktestInputError } from '../../domain/errors';
+import type { MarketName } from '../../domain/market';
+import type { BacktestFill, CandlesByMarket, EquityPoint, StartBalances } from './types';
+
+interface MarketBook {
+  readonly market: MarketName;
+  readonly candles: readonly Candle[];
+  next: number;
+  /** Last known price used for valuation: the first open until the first close is seen. */
+  price: Decimal;
+  baseBalance: Decimal;
+}
+
+/**
+ * Replays fills over the candles to get the account value in `quoteCurrency` per candle.
+ *
+ * Point 0 is the start: time = earliest candle open, start balances valued at each market's first
+ * open. Then one point per distinct candle open time `t` (the union over markets, gaps kept):
+ * time = t + interval (the candle's close instant), balances after every fill with
+ * `time < t + interval` (fills at or before the last close instant all land in the last point),
+ * each base currency valued at its market's latest close so far.
+ *
+ * A buy adds `amount` base and costs `amount × price + fee` quote; a sell the reverse, minus the fee.
+ * Balances are not checked for going negative: the backtester's risk checks own that.
+ *
+ * Throws BacktestInputError when a market is not `<BASE>_<quoteCurrency>`, candles are unsorted,
+ * a fill's market has no candles, a fill lies outside the candles' time range, or a non-zero
+ * start balance has no `<CUR>_<quoteCurrency>` market to value it.
+ */
+export function buildEquityCurve(
+  fills: readonly BacktestFill[],
+  candles: CandlesByMarket,
+  startBalances: StartBalances,
+  quoteCurrency: string,
+  interval: Interval,
+): EquityPoint[] {
+  const step = intervalSeconds(interval);
+  const books = new Map<MarketName, MarketBook>();
+  for (const [market, list] of Object.entries(candles)) {
+    const first = list[0];
+    if (first === undefined) continue;
+    assertQuotedIn(market, quoteCurrency);
+    books.set(market, { market, candles: list, next: 0, price: first.open, baseBalance: new Decimal(0) });
+    for (let i = 1; i < list.length; i++) {
+      if ((list[i] as Candle).time <= (list[i - 1] as Candle).time) {
+        throw new BacktestInputError(`candles.${market}[${i}]: candles must be sorted by time without duplicates`, { field: `candles.${market}` });
+      }
+    }
+  }
+  if (books.size === 0) throw new BacktestInputError('candles: at least one market needs candles', { field: 'candles' });
+
+  let quote = new Decimal(0);
+  for (const [currency, amount] of Object.entries(startBalances)) {
+    if (currency === quoteCurrency) {
+      quote = quote.plus(amount);
+      continue;
+    }
+    const book = books.get(`${currency}_${quoteCurrency}`);
+    if (book === undefined) {
+      if (amount.isZero()) continue;
+      throw new BacktestInputError(`startBalances.${currency}: no ${currency}_${quoteCurrency} candles to value it`, { field: `startBalances.${currency}` });
+    }
+    book.baseBalance = book.baseBalance.plus(amount);
+  }
+
+  const times = [...new Set([...books.values()].flatMap((b) => b.candles.map((c) => c.time)))].sort((a, b) => a - b);
+  const startTime = times[0] as number;
+  const lastClose = (times[times.length - 1] as number) + step;
+  const sorted = [...fills].sort((a, b) => a.time - b.time);
+  for (const fill of sorted) {
+    if (!books.has(fill.market)) {
+      throw new BacktestInputError(`fill ${fill.clientOrderId}: market ${fill.market} has no candles`, { field: 'fills.market', market: fill.market });
+    }
+    if (fill.time < startTime || fill.time > lastClose) {
+      throw new BacktestInputError(`fill ${fill.clientOrderId} at ${fill.time} is outside the candles (${startTime}..${lastClose})`, { field: 'fills.time', time: fill.time });
+    }
+  }
+
+  const value = (): Decimal => [...books.values()].reduce((sum, b) => sum.plus(b.baseBalance.times(b.price)), quote);
+  const points: EquityPoint[] = [{ time: startTime, equity: value() }];
+  let nextFill = 0;
+  times.forEach((t, i) => {
+    const closeAt = t + step;
+    const isLast = i === times.length - 1;
+    while (nextFill < sorted.length) {
+      const fill = sorted[nextFill] as BacktestFill;
+      if (!(fill.time < closeAt || isLast)) break;
+      const book = books.get(fill.market) as MarketBook;
+      const notional = fill.amount.times(fill.price);
+      if (fill.side === 'buy') {
+        book.baseBalance = book.baseBalance.plus(fill.amount);
+        quote = quote.minus(notional).minus(fill.fee);
+      } else {
+        book.baseBalance = book.baseBalance.minus(fill.amount);
+        quote = quote.plus(notional).minus(fill.fee);
+      }
+      nextFill++;
+    }
+    for (const book of books.values()) {
+      const candle = book.candles[book.next];
+      if (candle !== undefined && candle.time === t) {
+        book.price = candle.close;
+        book.next++;
+      }
+    }
+    points.push({ time: closeAt, equity: value() });
+  });
+  return points;
+}
+
+/** Valuation needs every market priced in the quote currency: `BTC_USDT` with quote `USDT`. */
+function assertQuotedIn(market: MarketName, quoteCurrency: string): void {
+  const suffix = `_${quoteCurrency}`;
+  if (!market.endsWith(suffix) || market.length === suffix.length) {
+    throw new BacktestInputError(`market ${market} is not quoted in ${quoteCurrency}`, { field: 'candles', market });
+  }
+}

@@ -1,0 +1,163 @@
+import { intervalSeconds } from '../../domain/candle';
+import { Decimal } from '../../domain/decimal';
+import { BacktestInputError } from '../../domain/errors';
+import { buildRoundTrips, type RoundTrips } from './round-trips';
+import type { BacktestMetrics, BacktestResult, BacktestRun, EquityPoint, OpenPosition, RoundTripTrade } from './types';
+
+export { buildRoundTrips } from './round-trips';
+export type { RoundTrips } from './round-trips';
+
+/** Crypto markets trade around the clock: a year is 365 days of candles. */
+const SECONDS_PER_YEAR = 365 * 86_400;
+
+/** Matches the run's fills into trades and computes every metric. Pure. */
+export function analyseBacktest(run: BacktestRun): BacktestResult {
+  const roundTrips = buildRoundTrips(run.fills);
+  return { run, ...roundTrips, metrics: computeMetrics(run, roundTrips) };
+}
+
+/**
+ * Computes the report metrics of a run (see docs/backtest-report.md for each formula).
+ * `roundTrips` defaults to `buildRoundTrips(run.fills)`.
+ * Throws BacktestInputError when the equity curve is empty.
+ */
+export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildRoundTrips(run.fills)): BacktestMetrics {
+  const first = run.equity[0];
+  const last = run.equity[run.equity.length - 1];
+  if (first === undefined || last === undefined) {
+    throw new BacktestInputError('equity: the equity curve needs at least one point', { field: 'equity' });
+  }
+  const { trades, openPositions, fills } = roundTrips;
+  const zero = new Decimal(0);
+  const sum = (values: readonly Decimal[]): Decimal => values.reduce((a, b) => a.plus(b), zero);
+
+  const pnls = trades.map((t) => t.netPnl);
+  const wins = pnls.filter((p) => p.gt(0));
+  const losses = pnls.filter((p) => p.lt(0));
+  const grossProfit = sum(wins);
+  const grossLoss = sum(losses).abs();
+  const realizedPnl = sum(pnls);
+  const netPnl = last.equity.minus(first.equity);
+  const drawdown = maxDrawdown(run.equity);
+  const returns = periodReturns(run.equity);
+  const periodsPerYear = SECONDS_PER_YEAR / intervalSeconds(run.interval);
+
+  return {
+    startTime: first.time,
+    endTime: last.time,
+    candleCount: run.equity.length - 1,
+    startEquity: first.equity,
+    endEquity: last.equity,
+    netPnl,
+    returnPct: first.equity.isZero() ? null : netPnl.dividedBy(first.equity).times(100).toNumber(),
+    realizedPnl,
+    totalFees: sum(fills.map((f) => f.fee)),
+    maxDrawdown: drawdown.amount,
+    maxDrawdownPct: drawdown.pct,
+    tradeCount: trades.length,
+    winCount: wins.length,
+    lossCount: losses.length,
+    winRate: trades.length === 0 ? null : wins.length / trades.length,
+    grossProfit,
+    grossLoss,
+    profitFactor: profitFactor(grossProfit, grossLoss),
+    averageTrade: trades.length === 0 ? null : realizedPnl.dividedBy(trades.length),
+    bestTrade: pnls.length === 0 ? null : Decimal.max(...pnls),
+    worstTrade: pnls.length === 0 ? null : Decimal.min(...pnls),
+    sharpe: sharpeRatio(returns, periodsPerYear),
+    sortino: sortinoRatio(returns, periodsPerYear),
+    exposure: exposure(trades, openPositions, first.time, last.time),
+  };
+}
+
+/**
+ * grossProfit / grossLoss. With no losing trade the ratio is unbounded: Infinity if anything was
+ * won, null (undefined) if there were no winning and no losing trades at all.
+ */
+export function profitFactor(grossProfit: Decimal, grossLoss: Decimal): number | null {
+  if (grossLoss.isZero()) return grossProfit.isZero() ? null : Infinity;
+  return grossProfit.dividedBy(grossLoss).toNumber();
+}
+
+/**
+ * Largest peak-to-trough fall. `amount` is the largest absolute fall (quote); `pct` the largest
+ * fall relative to its running peak, in percent. They can come from different peaks.
+ */
+export function maxDrawdown(equity: readonly EquityPoint[]): { amount: Decimal; pct: number } {
+  let peak: Decimal | undefined;
+  let amount = new Decimal(0);
+  let pct = 0;
+  for (const { equity: e } of equity) {
+    if (peak === undefined || e.gt(peak)) peak = e;
+    const fall = peak.minus(e);
+    if (fall.gt(amount)) amount = fall;
+    if (peak.gt(0)) pct = Math.max(pct, fall.dividedBy(peak).times(100).toNumber());
+  }
+  return { amount, pct };
+}
+
+/** Simple returns r_i = E_i / E_{i-1} − 1 per equity sample. A step from a non-positive equity has no return and is skipped. */
+export function periodReturns(equity: readonly EquityPoint[]): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < equity.length; i++) {
+    const prev = (equity[i - 1] as EquityPoint).equity;
+    if (prev.lte(0)) continue;
+    out.push((equity[i] as EquityPoint).equity.dividedBy(prev).minus(1).toNumber());
+  }
+  return out;
+}
+
+/**
+ * Annualised Sharpe ratio with risk-free rate 0:
+ *   Sharpe = mean(r) / stdev(r) × √P
+ * where r are the per-candle returns, stdev is the sample standard deviation (n − 1) and
+ * P = 365 × 86400 / interval seconds is the number of candles per year.
+ * Null with fewer than 2 returns or a zero deviation (a flat curve has no defined Sharpe).
+ */
+export function sharpeRatio(returns: readonly number[], periodsPerYear: number): number | null {
+  if (returns.length < 2) return null;
+  const mean = average(returns);
+  const variance = returns.reduce((acc, r) => acc + (r - mean) ** 2, 0) / (returns.length - 1);
+  if (variance === 0) return null;
+  return (mean / Math.sqrt(variance)) * Math.sqrt(periodsPerYear);
+}
+
+/**
+ * Annualised Sortino ratio with risk-free rate and target 0:
+ *   Sortino = mean(r) / DD × √P,   DD = √( Σ min(r_i, 0)² / n )
+ * (downside deviation over all n periods, Sortino & Price). Null with fewer than 2 returns or no
+ * negative return (DD = 0).
+ */
+export function sortinoRatio(returns: readonly number[], periodsPerYear: number): number | null {
+  if (returns.length < 2) return null;
+  const downside = Math.sqrt(returns.reduce((acc, r) => acc + Math.min(r, 0) ** 2, 0) / returns.length);
+  if (downside === 0) return null;
+  return (average(returns) / downside) * Math.sqrt(periodsPerYear);
+}
+
+/**
+ * Share of [start, end] during which any market had a non-zero position: the union of
+ * [entryTime, exitTime] of closed trades and [entryTime, end] of open positions, clipped to the run.
+ */
+export function exposure(trades: readonly RoundTripTrade[], open: readonly OpenPosition[], start: number, end: number): number {
+  if (end <= start) return 0;
+  const spans = [
+    ...trades.map((t) => [t.entryTime, t.exitTime] as const),
+    ...open.map((p) => [p.entryTime, end] as const),
+  ]
+    .map(([a, b]) => [Math.max(a, start), Math.min(b, end)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
+  let covered = 0;
+  let cursor = start;
+  for (const [a, b] of spans) {
+    const from = Math.max(a, cursor);
+    if (b > from) covered += b - from;
+    cursor = Math.max(cursor, b);
+  }
+  return covered / (end - start);
+}
+
+function average(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
