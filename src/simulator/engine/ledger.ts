@@ -1,0 +1,79 @@
+import { Decimal, parseDecimal } from '../../domain/decimal';
+import { notEnoughBalance } from './rejections';
+import type { AccountFunding, BalanceEntry, Reserve, Wallet } from './types';
+
+const ZERO = new Decimal(0);
+
+/**
+ * The balances of one API key: trading (spot: available + freeze), collateral (same shape, used by
+ * the collateral OCO) and main (funding account, read only here). Every change goes through
+ * freeze / spend / credit / release so that `available + freeze` always equals what the account owns.
+ */
+export class Ledger {
+  private readonly wallets: Record<Wallet, Map<string, BalanceEntry>> = { trading: new Map(), collateral: new Map() };
+  private readonly main = new Map<string, Decimal>();
+
+  constructor(funding: AccountFunding, knownCurrencies: Iterable<string>) {
+    for (const currency of knownCurrencies) this.entry('trading', currency);
+    const trading = funding.trading ?? {};
+    for (const [currency, amount] of Object.entries(trading)) this.entry('trading', currency).available = toAmount(amount, currency);
+    for (const [currency, amount] of Object.entries(funding.collateral ?? trading)) {
+      this.entry('collateral', currency).available = toAmount(amount, currency);
+    }
+    for (const [currency, amount] of Object.entries(funding.main ?? {})) this.main.set(currency, toAmount(amount, currency));
+  }
+
+  /** The balance of `currency`, created at zero if unknown (the venue lists every currency). */
+  entry(wallet: Wallet, currency: string): BalanceEntry {
+    const map = this.wallets[wallet];
+    let entry = map.get(currency);
+    if (entry === undefined) {
+      entry = { available: ZERO, freeze: ZERO };
+      map.set(currency, entry);
+    }
+    return entry;
+  }
+
+  balances(wallet: Wallet): ReadonlyMap<string, BalanceEntry> {
+    return this.wallets[wallet];
+  }
+
+  mainBalances(): ReadonlyMap<string, Decimal> {
+    return this.main;
+  }
+
+  /** Moves `amount` from available to freeze, or rejects with code 10 and changes nothing. */
+  freeze(wallet: Wallet, currency: string, amount: Decimal): Reserve {
+    const entry = this.entry(wallet, currency);
+    if (entry.available.lessThan(amount)) throw notEnoughBalance();
+    entry.available = entry.available.minus(amount);
+    entry.freeze = entry.freeze.plus(amount);
+    return { wallet, currency, remaining: amount };
+  }
+
+  /** Pays `amount` out of a reserve (a fill). Never more than what the reserve still holds. */
+  spend(reserve: Reserve, amount: Decimal): void {
+    const paid = Decimal.min(amount, reserve.remaining);
+    const entry = this.entry(reserve.wallet, reserve.currency);
+    entry.freeze = entry.freeze.minus(paid);
+    reserve.remaining = reserve.remaining.minus(paid);
+  }
+
+  /** Gives back whatever the reserve still holds (cancel, or the unused part after a fill). */
+  release(reserve: Reserve): void {
+    if (reserve.remaining.isZero()) return;
+    const entry = this.entry(reserve.wallet, reserve.currency);
+    entry.freeze = entry.freeze.minus(reserve.remaining);
+    entry.available = entry.available.plus(reserve.remaining);
+    reserve.remaining = ZERO;
+  }
+
+  credit(wallet: Wallet, currency: string, amount: Decimal): void {
+    const entry = this.entry(wallet, currency);
+    entry.available = entry.available.plus(amount);
+  }
+}
+
+function toAmount(value: string | Decimal, currency: string): Decimal {
+  return value instanceof Decimal ? value : parseDecimal(value, `balance ${currency}`);
+}

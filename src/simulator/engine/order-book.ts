@@ -1,0 +1,116 @@
+import type { MarketName } from '../../domain/market';
+import type { SimDeal, SimOco, SimOrder } from './types';
+
+/**
+ * Where the engine keeps orders: open orders by id and by market (the matcher scans a market's
+ * orders on every candle), OCO groups, and bounded per-account lists of finished orders and deals
+ * (the oldest are dropped first, as the venue stops returning old history).
+ */
+export class OrderBook {
+  private readonly open = new Map<number, SimOrder>();
+  private readonly byMarket = new Map<MarketName, Map<number, SimOrder>>();
+  private readonly ocos = new Map<number, SimOco>();
+  private readonly finished = new Map<string, SimOrder[]>();
+  private readonly deals = new Map<string, SimDeal[]>();
+
+  constructor(private readonly historyLimit: number) {}
+
+  add(order: SimOrder): void {
+    this.open.set(order.id, order);
+    let market = this.byMarket.get(order.market);
+    if (market === undefined) {
+      market = new Map();
+      this.byMarket.set(order.market, market);
+    }
+    market.set(order.id, order);
+  }
+
+  addOco(oco: SimOco): void {
+    this.ocos.set(oco.id, oco);
+  }
+
+  get(id: number): SimOrder | undefined {
+    return this.open.get(id);
+  }
+
+  getOco(id: number): SimOco | undefined {
+    return this.ocos.get(id);
+  }
+
+  /** Open orders of one market in id (= time) order; a copy, safe to iterate while orders finish. */
+  openInMarket(market: MarketName): SimOrder[] {
+    const orders = this.byMarket.get(market);
+    return orders === undefined ? [] : [...orders.values()];
+  }
+
+  hasOpenInMarket(market: MarketName): boolean {
+    return (this.byMarket.get(market)?.size ?? 0) > 0;
+  }
+
+  /** Open orders of one account, oldest first, optionally of one market. */
+  openOf(apiKey: string, market?: MarketName): SimOrder[] {
+    const source = market === undefined ? this.open.values() : (this.byMarket.get(market)?.values() ?? [].values());
+    const result: SimOrder[] = [];
+    for (const order of source) if (order.apiKey === apiKey) result.push(order);
+    return result;
+  }
+
+  openOcosOf(apiKey: string, market?: MarketName): SimOco[] {
+    const result: SimOco[] = [];
+    for (const oco of this.ocos.values()) {
+      if (oco.apiKey === apiKey && (market === undefined || oco.market === market)) result.push(oco);
+    }
+    return result;
+  }
+
+  /** The account's open order (or OCO leg) on `market` with this client order id. */
+  findByClientId(apiKey: string, market: MarketName, clientOrderId: string): SimOrder | undefined {
+    for (const order of this.byMarket.get(market)?.values() ?? []) {
+      if (order.apiKey === apiKey && order.clientOrderId === clientOrderId) return order;
+    }
+    return undefined;
+  }
+
+  findOcoByClientId(apiKey: string, market: MarketName, clientOrderId: string): SimOco | undefined {
+    for (const oco of this.ocos.values()) {
+      if (oco.apiKey === apiKey && oco.market === market && oco.clientOrderId === clientOrderId) return oco;
+    }
+    return undefined;
+  }
+
+  /** Moves an order from the open set to the account's history; drops its OCO group once both legs ended. */
+  finish(order: SimOrder): void {
+    this.open.delete(order.id);
+    this.byMarket.get(order.market)?.delete(order.id);
+    pushBounded(this.finished, order.apiKey, order, this.historyLimit);
+    if (order.ocoId !== undefined) {
+      const oco = this.ocos.get(order.ocoId);
+      if (oco !== undefined && !this.open.has(oco.stopLoss.id) && !this.open.has(oco.takeProfit.id)) this.ocos.delete(oco.id);
+    }
+  }
+
+  recordDeal(deal: SimDeal): void {
+    pushBounded(this.deals, deal.apiKey, deal, this.historyLimit);
+  }
+
+  /** Finished orders of one account, newest first. */
+  historyOf(apiKey: string): readonly SimOrder[] {
+    return [...(this.finished.get(apiKey) ?? [])].reverse();
+  }
+
+  /** Deals of one account, newest first. */
+  dealsOf(apiKey: string): readonly SimDeal[] {
+    return [...(this.deals.get(apiKey) ?? [])].reverse();
+  }
+}
+
+function pushBounded<T>(map: Map<string, T[]>, key: string, item: T, limit: number): void {
+  let list = map.get(key);
+  if (list === undefined) {
+    list = [];
+    map.set(key, list);
+  }
+  list.push(item);
+  // Trim in chunks so a long backtest does not pay an O(n) shift on every fill.
+  if (list.length > limit + Math.max(16, limit >> 3)) list.splice(0, list.length - limit);
+}

@@ -1,0 +1,454 @@
+/**
+ * The simulated exchange's matching engine: pure (no I/O), deterministic for a given sequence of
+ * calls. The HTTP server, paper mode and the backtester all drive this one class.
+ *
+ * Backtest use, with no HTTP at all:
+ *
+ *   const clock = new ManualClock(start * 1000);
+ *   const engine = new SimEngine({ clock, markets: [btcUsdt] });
+ *   engine.openAccount('bt', { trading: { USDT: '10000' } });
+ *   engine.setLastPrice('BTC_USDT', firstCandle.open);
+ *   for (const candle of candles) {                       // 1m candles, ascending
+ *     clock.setMs((candle.time + 60) * 1000);
+ *     const events = engine.applyCandle('BTC_USDT', candle);   // triggers, fills, OCO cancels, in path order
+ *     engine.processTimers();                                  // kill-switch expiries
+ *     ... strategy decides, then engine.placeStopLimit('bt', {...}) / placeOco / cancelOrder ...
+ *   }
+ *
+ * Every rejection throws the same ExchangeRejectedError subclasses the HTTP client raises (see
+ * rejections.ts), carrying the venue code, field errors and HTTP status. Orders and OCO groups returned
+ * are the engine's live objects: read them, never mutate them. See FILL-MODEL.md for the fill rules.
+ */
+import type { Candle } from '../../domain/candle';
+import type { Clock } from '../../core/clock';
+import { Decimal } from '../../domain/decimal';
+import { AuthenticationError } from '../../domain/errors';
+import type { MarketInfo, MarketName } from '../../domain/market';
+import { Ledger } from './ledger';
+import { conditionHolds, isMarketable, nextPathEvent } from './matching';
+import { checkActivationPrice, checkLimitOrder } from './order-checks';
+import { OrderBook } from './order-book';
+import { candlePath } from './price-path';
+import { duplicateClientOrderId, marketNotAvailable, ocoRejected, orderNotFound, validationError } from './rejections';
+import type {
+  AccountFunding, EngineEvent, PlaceLimitInput, PlaceOcoInput, PlaceStopLimitInput, Reserve, SimDeal, SimKillSwitch,
+  SimOco, SimOrder, SimOrderRef, SimOrderType, Wallet,
+} from './types';
+
+export interface SimEngineOptions {
+  /** The MARKET clock: timestamps of orders, deals and kill-switch timers come from it. */
+  readonly clock: Clock;
+  readonly markets: readonly MarketInfo[];
+  /** Finished orders and deals kept per account (oldest dropped first). Default 10 000. */
+  readonly historyLimit?: number;
+}
+
+interface MarketState {
+  readonly info: MarketInfo;
+  /** Price used for marketability and activation checks. */
+  lastPrice: Decimal | undefined;
+  /** Where the last applied candle path ended; the next candle's path starts here. */
+  pathPrice: Decimal | undefined;
+}
+
+const KILL_SWITCH_TYPES: Record<string, readonly SimOrderType[]> = {
+  spot: ['limit', 'stop limit'],
+  margin: ['margin limit', 'margin stop limit'],
+  futures: [],
+};
+
+export class SimEngine {
+  private readonly clock: Clock;
+  private readonly marketStates = new Map<MarketName, MarketState>();
+  private readonly accounts = new Map<string, Ledger>();
+  private readonly book: OrderBook;
+  private readonly killSwitches = new Map<string, Map<MarketName, SimKillSwitch>>();
+  private readonly listeners: ((event: EngineEvent) => void)[] = [];
+  private collected: EngineEvent[] = [];
+  private nextOrderId = 1;
+  private nextDealId = 1;
+
+  constructor(options: SimEngineOptions) {
+    this.clock = options.clock;
+    this.book = new OrderBook(options.historyLimit ?? 10_000);
+    for (const market of options.markets) this.addMarket(market);
+  }
+
+  // ---- setup ------------------------------------------------------------------------------------
+
+  addMarket(info: MarketInfo): void {
+    this.marketStates.set(info.name, { info, lastPrice: undefined, pathPrice: undefined });
+  }
+
+  markets(): MarketInfo[] {
+    return [...this.marketStates.values()].map((m) => m.info);
+  }
+
+  market(name: MarketName): MarketInfo | undefined {
+    return this.marketStates.get(name)?.info;
+  }
+
+  openAccount(apiKey: string, funding: AccountFunding = {}): void {
+    const currencies = new Set<string>();
+    for (const { info } of this.marketStates.values()) currencies.add(info.stock).add(info.money);
+    this.accounts.set(apiKey, new Ledger(funding, currencies));
+  }
+
+  hasAccount(apiKey: string): boolean {
+    return this.accounts.has(apiKey);
+  }
+
+  /** Sets the market's last price without applying a candle (start of replay, or the price inside the open candle). */
+  setLastPrice(market: MarketName, price: Decimal): void {
+    const state = this.requireMarket(market);
+    state.lastPrice = price;
+    if (state.pathPrice === undefined) state.pathPrice = price;
+  }
+
+  lastPrice(market: MarketName): Decimal | undefined {
+    return this.marketStates.get(market)?.lastPrice;
+  }
+
+  /** Called for every event as it happens (in addition to the arrays returned by applyCandle/processTimers). */
+  onEvent(listener: (event: EngineEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  // ---- the market moves -------------------------------------------------------------------------
+
+  /**
+   * Applies one CLOSED candle of `market`: walks its price path (FILL-MODEL.md), triggering stops and
+   * filling resting orders in the order the path reaches them, then sets the last price to the close.
+   * Events are stamped with the candle's close time (`candle.time + intervalSeconds`).
+   */
+  applyCandle(market: MarketName, candle: Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>, intervalSeconds = 60): EngineEvent[] {
+    const state = this.requireMarket(market);
+    const time = candle.time + intervalSeconds;
+    return this.collect(() => {
+      if (this.book.hasOpenInMarket(market)) {
+        const path = candlePath(candle, state.pathPrice);
+        let current = path[0] ?? candle.open;
+        for (const target of path.slice(1)) {
+          for (;;) {
+            const event = nextPathEvent(this.book.openInMarket(market), current, target);
+            if (event === undefined) break;
+            current = event.level;
+            if (event.kind === 'fill') this.fill(event.order, event.level, 1, time);
+            else this.trigger(event.order, event.level, time);
+          }
+          current = target;
+        }
+      }
+      state.pathPrice = candle.close;
+      state.lastPrice = candle.close;
+    });
+  }
+
+  /** Fires kill-switch timers whose cancellation time has passed on the market clock. */
+  processTimers(nowSeconds: number = this.now()): EngineEvent[] {
+    return this.collect(() => {
+      for (const [apiKey, timers] of this.killSwitches) {
+        for (const [market, timer] of timers) {
+          if (timer.cancellationTime > nowSeconds) continue;
+          timers.delete(market);
+          const types = new Set((timer.types ?? Object.keys(KILL_SWITCH_TYPES)).flatMap((t) => KILL_SWITCH_TYPES[t] ?? []));
+          for (const order of this.book.openOf(apiKey, market)) {
+            if (order.status === 'OPEN' && types.has(order.type)) this.cancel(order, 'kill_switch', timer.cancellationTime);
+          }
+        }
+      }
+    });
+  }
+
+  // ---- orders -------------------------------------------------------------------------------------
+
+  /** A plain limit order (`order/new`): trades at once as taker if marketable, else rests as maker. */
+  placeLimit(apiKey: string, input: PlaceLimitInput): SimOrder {
+    const { info, lastPrice } = this.prepare(apiKey, input);
+    checkLimitOrder(info, input.amount, input.price);
+    const reserve = this.reserveFor(apiKey, 'trading', info, input.side, input.amount, input.price);
+    const order = this.newOrder(apiKey, input, 'limit', reserve, undefined, undefined);
+    return this.collectOne(order, () => {
+      if (lastPrice !== undefined && isMarketable(order.side, order.price, lastPrice)) this.fill(order, lastPrice, 2, this.now());
+    });
+  }
+
+  /** `order/stop_limit`: buy waits for price >= activation (gte), sell for price <= activation (lte). */
+  placeStopLimit(apiKey: string, input: PlaceStopLimitInput): SimOrder {
+    const { info, lastPrice } = this.prepare(apiKey, input);
+    checkActivationPrice(info, input.activationPrice);
+    checkLimitOrder(info, input.amount, input.price);
+    const last = this.requireLastPrice(lastPrice, input.activationPrice);
+    const reserve = this.reserveFor(apiKey, 'trading', info, input.side, input.amount, input.price);
+    const condition = input.side === 'buy' ? 'gte' : 'lte';
+    const order = this.newOrder(apiKey, input, 'stop limit', reserve, input.activationPrice, condition);
+    return this.collectOne(order, () => {
+      if (conditionHolds(condition, input.activationPrice, last)) this.trigger(order, last, this.now());
+    });
+  }
+
+  /**
+   * `order/collateral/oco`: a take-profit limit at `price` and a stop-loss (activation, then a limit at
+   * `stopLimitPrice`), same side and amount, on the collateral balance. For a sell the stop must sit
+   * below the last price and the take-profit above it; mirrored for a buy.
+   */
+  placeOco(apiKey: string, input: PlaceOcoInput): SimOco {
+    const { info, lastPrice } = this.prepare(apiKey, input);
+    checkLimitOrder(info, input.amount, input.price);
+    checkActivationPrice(info, input.activationPrice);
+    checkLimitOrder(info, input.amount, input.stopLimitPrice, 'stop_limit_price');
+    const last = this.requireLastPrice(lastPrice, input.activationPrice);
+    const sell = input.side === 'sell';
+    if (sell ? input.activationPrice.greaterThan(last) : input.activationPrice.lessThan(last)) {
+      throw ocoRejected(151, 'activation_price', 'Wrong activation price for stop loss.');
+    }
+    if (isMarketable(input.side, input.price, last)) throw ocoRejected(150, 'price', "Can't place limit order: it would execute at once.");
+    const worstPrice = Decimal.max(input.price, input.stopLimitPrice);
+    const reserve = this.reserveFor(apiKey, 'collateral', info, input.side, input.amount, worstPrice);
+    const id = this.nextOrderId++;
+    const stopLoss = this.newOrder(apiKey, { ...input, price: input.stopLimitPrice }, 'margin stop limit', reserve,
+      input.activationPrice, sell ? 'lte' : 'gte', id);
+    const takeProfit = this.newOrder(apiKey, input, 'margin limit', reserve, undefined, undefined, id);
+    const oco: SimOco = { id, apiKey, market: info.name, clientOrderId: input.clientOrderId ?? '', stopLoss, takeProfit };
+    this.book.addOco(oco);
+    return oco;
+  }
+
+  /** `order/cancel`. Cancelling one OCO leg cancels the whole group. Not open -> code 2. */
+  cancelOrder(apiKey: string, market: MarketName, ref: SimOrderRef): SimOrder {
+    this.requireAccount(apiKey);
+    this.requireMarket(market);
+    const order = 'orderId' in ref ? this.book.get(ref.orderId) : this.book.findByClientId(apiKey, market, ref.clientOrderId);
+    if (order === undefined || order.apiKey !== apiKey || order.market !== market) {
+      throw orderNotFound('orderId' in ref ? 'orderId' : 'clientOrderId');
+    }
+    this.collect(() => this.cancel(order, 'user', this.now()));
+    return order;
+  }
+
+  /** `order/oco-cancel`: `orderId` is the OCO id. */
+  cancelOco(apiKey: string, market: MarketName, ref: SimOrderRef): SimOco {
+    this.requireAccount(apiKey);
+    this.requireMarket(market);
+    const oco = 'orderId' in ref ? this.book.getOco(ref.orderId) : this.book.findOcoByClientId(apiKey, market, ref.clientOrderId);
+    if (oco === undefined || oco.apiKey !== apiKey || oco.market !== market) {
+      throw orderNotFound('orderId' in ref ? 'orderId' : 'clientOrderId');
+    }
+    this.collect(() => {
+      for (const leg of [oco.stopLoss, oco.takeProfit]) if (leg.status === 'OPEN') this.cancel(leg, 'user', this.now());
+    });
+    return oco;
+  }
+
+  // ---- kill-switch ------------------------------------------------------------------------------
+
+  /** Arms or refreshes the market's timer (`timeoutSeconds` 5..600), or deletes it with null. */
+  setKillSwitch(apiKey: string, market: MarketName, timeoutSeconds: number | null, types: readonly string[] | null = null): SimKillSwitch | null {
+    this.requireAccount(apiKey);
+    this.requireMarket(market);
+    let timers = this.killSwitches.get(apiKey);
+    if (timers === undefined) {
+      timers = new Map();
+      this.killSwitches.set(apiKey, timers);
+    }
+    if (timeoutSeconds === null) {
+      timers.delete(market);
+      return null;
+    }
+    const startTime = Math.floor(this.now());
+    const timer: SimKillSwitch = { market, startTime, cancellationTime: startTime + timeoutSeconds, types };
+    timers.set(market, timer);
+    return timer;
+  }
+
+  killSwitchStatus(apiKey: string, market?: MarketName): SimKillSwitch[] {
+    const timers = [...(this.killSwitches.get(apiKey)?.values() ?? [])];
+    return market === undefined ? timers : timers.filter((t) => t.market === market);
+  }
+
+  // ---- queries ------------------------------------------------------------------------------------
+
+  /** Open spot orders (OCO legs are listed by activeOcos), oldest first. */
+  activeOrders(apiKey: string, filter: { market?: MarketName; orderId?: number; clientOrderId?: string } = {}): SimOrder[] {
+    return this.book.openOf(apiKey, filter.market).filter((o) => o.ocoId === undefined
+      && (filter.orderId === undefined || o.id === filter.orderId)
+      && (filter.clientOrderId === undefined || o.clientOrderId === filter.clientOrderId));
+  }
+
+  activeOcos(apiKey: string, market?: MarketName): SimOco[] {
+    return this.book.openOcosOf(apiKey, market);
+  }
+
+  /** Finished orders, newest first. */
+  orderHistory(apiKey: string): readonly SimOrder[] {
+    return this.book.historyOf(apiKey);
+  }
+
+  /** Executed deals, newest first. */
+  deals(apiKey: string): readonly SimDeal[] {
+    return this.book.dealsOf(apiKey);
+  }
+
+  tradingBalances(apiKey: string): ReturnType<Ledger['balances']> {
+    return this.requireAccount(apiKey).balances('trading');
+  }
+
+  collateralBalances(apiKey: string): ReturnType<Ledger['balances']> {
+    return this.requireAccount(apiKey).balances('collateral');
+  }
+
+  mainBalances(apiKey: string): ReadonlyMap<string, Decimal> {
+    return this.requireAccount(apiKey).mainBalances();
+  }
+
+  now(): number {
+    return this.clock.nowMs() / 1000;
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  private prepare(apiKey: string, input: PlaceLimitInput): { info: MarketInfo; lastPrice: Decimal | undefined } {
+    this.requireAccount(apiKey);
+    const state = this.requireMarket(input.market);
+    if (input.clientOrderId !== undefined && input.clientOrderId !== ''
+      && (this.book.findByClientId(apiKey, input.market, input.clientOrderId) !== undefined
+        || this.book.findOcoByClientId(apiKey, input.market, input.clientOrderId) !== undefined)) {
+      throw duplicateClientOrderId();
+    }
+    return { info: state.info, lastPrice: state.lastPrice };
+  }
+
+  private requireLastPrice(lastPrice: Decimal | undefined, activationPrice: Decimal): Decimal {
+    if (lastPrice === undefined) throw validationError(30, 'lastPrice', 'Empty history');
+    if (activationPrice.equals(lastPrice)) {
+      throw validationError(30, 'activationPrice', 'Activation price should not be equal to the last price');
+    }
+    return lastPrice;
+  }
+
+  private reserveFor(apiKey: string, wallet: Wallet, info: MarketInfo, side: 'buy' | 'sell', amount: Decimal, price: Decimal): Reserve {
+    const ledger = this.requireAccount(apiKey);
+    if (side === 'sell') return ledger.freeze(wallet, info.stock, amount);
+    // A buy holds its total plus the larger fee, so any fill (maker or taker, at or below the limit) is covered.
+    const fee = Decimal.max(info.makerFee, info.takerFee);
+    return ledger.freeze(wallet, info.money, amount.times(price).times(fee.plus(1)));
+  }
+
+  private newOrder(
+    apiKey: string, input: PlaceLimitInput, type: SimOrderType, reserve: Reserve,
+    activationPrice: Decimal | undefined, activationCondition: 'lte' | 'gte' | undefined, ocoId?: number,
+  ): SimOrder {
+    const info = this.requireMarket(input.market).info;
+    const now = this.now();
+    const zero = new Decimal(0);
+    const order: SimOrder = {
+      id: this.nextOrderId++, apiKey, market: input.market, side: input.side, type, clientOrderId: input.clientOrderId ?? '',
+      amount: input.amount, price: input.price, activationPrice, activationCondition,
+      activated: activationPrice === undefined, activatedAt: undefined,
+      left: input.amount, dealStock: zero, dealMoney: zero, dealFee: zero, status: 'OPEN',
+      createdAt: now, updatedAt: now, finishedAt: undefined, makerFee: info.makerFee, takerFee: info.takerFee, reserve, ocoId,
+    };
+    this.book.add(order);
+    return order;
+  }
+
+  private trigger(order: SimOrder, price: Decimal, time: number): void {
+    order.activated = true;
+    order.activatedAt = time;
+    order.updatedAt = time;
+    this.emit({ type: 'triggered', time, order });
+    // The stop-loss leg firing ends the take-profit leg.
+    this.cancelSibling(order, time);
+    if (isMarketable(order.side, order.price, price)) this.fill(order, price, 2, time);
+  }
+
+  private fill(order: SimOrder, price: Decimal, role: 1 | 2, time: number): void {
+    const info = this.requireMarket(order.market).info;
+    const ledger = this.requireAccount(order.apiKey);
+    const amount = order.left;
+    const money = amount.times(price);
+    const fee = money.times(role === 1 ? order.makerFee : order.takerFee);
+    if (order.side === 'buy') {
+      ledger.spend(order.reserve, money.plus(fee));
+      ledger.credit(order.reserve.wallet, info.stock, amount);
+    } else {
+      ledger.spend(order.reserve, amount);
+      ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
+    }
+    order.left = new Decimal(0);
+    order.dealStock = order.dealStock.plus(amount);
+    order.dealMoney = order.dealMoney.plus(money);
+    order.dealFee = order.dealFee.plus(fee);
+    order.status = 'FILLED';
+    order.updatedAt = time;
+    order.finishedAt = time;
+    ledger.release(order.reserve);
+    this.book.finish(order);
+    const deal: SimDeal = {
+      id: this.nextDealId++, orderId: order.id, clientOrderId: order.clientOrderId, apiKey: order.apiKey, market: order.market,
+      side: order.side, role, time, amount, price, deal: money, fee, feeAsset: info.money,
+    };
+    this.book.recordDeal(deal);
+    this.emit({ type: 'filled', time, order, deal });
+    this.cancelSibling(order, time);
+  }
+
+  private cancel(order: SimOrder, reason: 'user' | 'oco' | 'kill_switch', time: number): void {
+    if (order.status !== 'OPEN') return;
+    order.status = 'CANCELED';
+    order.updatedAt = time;
+    order.finishedAt = time;
+    this.book.finish(order);
+    const sibling = this.sibling(order);
+    // OCO legs share one reserve: keep it while the other leg may still execute.
+    if (sibling === undefined || sibling.status !== 'OPEN') this.requireAccount(order.apiKey).release(order.reserve);
+    this.emit({ type: 'canceled', time, order, reason });
+    if (reason === 'user' || reason === 'kill_switch') this.cancelSibling(order, time, reason);
+  }
+
+  private cancelSibling(order: SimOrder, time: number, reason: 'user' | 'oco' | 'kill_switch' = 'oco'): void {
+    const sibling = this.sibling(order);
+    if (sibling !== undefined && sibling.status === 'OPEN') this.cancel(sibling, reason === 'user' ? 'oco' : reason, time);
+  }
+
+  private sibling(order: SimOrder): SimOrder | undefined {
+    if (order.ocoId === undefined) return undefined;
+    const oco = this.book.getOco(order.ocoId);
+    if (oco === undefined) return undefined;
+    return oco.stopLoss === order ? oco.takeProfit : oco.stopLoss;
+  }
+
+  private requireMarket(name: MarketName): MarketState {
+    const state = this.marketStates.get(name);
+    if (state === undefined) throw marketNotAvailable();
+    return state;
+  }
+
+  private requireAccount(apiKey: string): Ledger {
+    const ledger = this.accounts.get(apiKey);
+    if (ledger === undefined) throw new AuthenticationError('Unauthorized request.', 10, {}, 401);
+    return ledger;
+  }
+
+  private emit(event: EngineEvent): void {
+    this.collected.push(event);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private collect(work: () => void): EngineEvent[] {
+    const outer = this.collected;
+    this.collected = [];
+    try {
+      work();
+      return this.collected;
+    } finally {
+      outer.push(...this.collected);
+      this.collected = outer;
+    }
+  }
+
+  private collectOne<T>(result: T, work: () => void): T {
+    this.collect(work);
+    return result;
+  }
+}
