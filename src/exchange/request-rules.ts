@@ -205,9 +205,19 @@ export function checkRequest(endpoint: EndpointId, params: unknown): CheckResult
   return { ok: false, fieldErrors };
 }
 
-/** Renames canonical snake_case fields to the documentation's camelCase, for `requestFieldStyle: 'camel'`. */
-export function toCamelFields(value: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/**
+ * The exchange documentation's spelling of the canonical fields, for `requestFieldStyle: 'camel'`.
+ * The documentation writes ids in camelCase (`clientOrderId`, `orderId`) but keeps `activation_price`
+ * and `stop_limit_price` in snake_case on the endpoints tradebot calls (stop_limit, collateral OCO).
+ */
+export const DOCS_SPELLING: Readonly<Partial<Record<AliasedField, string>>> = {
+  client_order_id: 'clientOrderId',
+  order_id: 'orderId',
+};
+
+/** Renames canonical fields to the documentation's spelling (see DOCS_SPELLING). */
+export function toDocsSpelling(value: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[(FIELD_ALIASES as Record<string, string>)[key] ?? key] = v;
+  for (const [key, v] of Object.entries(value)) out[DOCS_SPELLING[key as AliasedField] ?? key] = v;
   return out;
 }

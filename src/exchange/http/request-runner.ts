@@ -1,0 +1,168 @@
+import type { Clock } from '../../core/clock';
+import {
+  BadResponseError, ConfigError, ExchangeUnavailableError, RateLimitedError, RequestTimeoutError, RequestValidationError,
+  TradebotError,
+} from '../../domain/errors';
+import type { RateLimiter } from '../../limiter/rate-limiter';
+import type { NonceSource } from '../nonce-source';
+import { checkRequest, toDocsSpelling } from '../request-rules';
+import { ENDPOINTS, type EndpointId } from './endpoints';
+import { badResponse, classifyAnswer, isErrorShape } from './errors';
+import { RESPONSES, type ResponseOf } from './responses';
+import { signRequest } from './sign';
+import { NOT_JSON, type Transport } from './transport';
+
+export interface RetryPolicy {
+  /** Total tries of a read (1 = no retry). Writes always get exactly one. */
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export interface RequestEvent {
+  readonly endpoint: EndpointId;
+  /** `ok`, or the error code (`TB_ERR_RATE_LIMITED`, ...) of this attempt. */
+  readonly outcome: 'ok' | string;
+  readonly durationMs: number;
+  readonly attempt: number;
+  readonly region: 'global' | 'eu';
+}
+
+export interface RunnerOptions {
+  readonly regions: readonly { readonly name: 'global' | 'eu'; readonly baseUrl: string }[];
+  readonly credentials: { readonly apiKey: string; readonly apiSecret: string } | undefined;
+  readonly nonceSource: NonceSource;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly transport: Transport;
+  readonly nonceWindow: boolean;
+  readonly requestFieldStyle: 'snake' | 'camel';
+  readonly retry: RetryPolicy;
+  readonly onRequest: ((event: RequestEvent) => void) | undefined;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+}
+
+/** A prepared request: what goes on the wire, minus the host. */
+export interface PreparedRequest {
+  readonly pathAndQuery: string;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly body: string | undefined;
+}
+
+/**
+ * Runs one logical API call: check -> limiter -> sign (fresh nonce per attempt) -> send -> classify
+ * -> parse. Retry rules:
+ * - Reads (`endpoint.idempotent`) retry transient failures (5xx, 429, timeouts, connection errors,
+ *   unparseable answers) with exponential backoff and full jitter, and fail over to the other region
+ *   on connection errors and 5xx.
+ * - Writes are sent at most once, to the primary region. A timeout or a dropped connection after an
+ *   order was sent leaves its outcome unknown: the caller (the executor) settles it by looking the
+ *   order up by its client_order_id, and never resends it under a new id. Re-sending here could
+ *   place a second order.
+ */
+export class RequestRunner {
+  constructor(private readonly o: RunnerOptions) {}
+
+  async call<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>, priority: 'high' | 'normal' = 'normal'): Promise<ResponseOf<E>> {
+    const spec = ENDPOINTS[endpoint];
+    const checked = checkRequest(endpoint, params);
+    if (!checked.ok) {
+      throw new RequestValidationError(`${endpoint}: request refused locally (${describe(checked.fieldErrors)})`, checked.fieldErrors, { endpoint });
+    }
+    const wire = this.o.requestFieldStyle === 'camel' ? toDocsSpelling(checked.value) : checked.value;
+    const attempts = spec.idempotent ? Math.max(1, this.o.retry.attempts) : 1;
+    let region = 0;
+    for (let attempt = 1; ; attempt++) {
+      await this.o.limiter.acquire(spec.limit, { priority });
+      const started = this.o.clock.nowMs();
+      const target = this.o.regions[region] ?? this.o.regions[0]!;
+      try {
+        const result = await this.attempt(endpoint, wire, target.baseUrl);
+        this.report(endpoint, 'ok', started, attempt, target.name);
+        return result;
+      } catch (err) {
+        this.report(endpoint, err instanceof TradebotError ? err.code : 'error', started, attempt, target.name);
+        if (attempt >= attempts || !isTransient(err)) throw err;
+        if (shouldFailOver(err) && this.o.regions.length > 1) {
+          region = (region + 1) % this.o.regions.length;
+          continue; // the other region is a fresh path: no need to wait
+        }
+        await this.o.sleep(this.backoffMs(attempt));
+      }
+    }
+  }
+
+  /** Builds path, headers and body (checked params, fresh nonce, signature). Used by the benchmark too. */
+  async prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
+    const spec = ENDPOINTS[endpoint];
+    if (!spec.private) {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
+      const qs = query.toString();
+      return { pathAndQuery: qs === '' ? spec.path : `${spec.path}?${qs}`, headers: undefined, body: undefined };
+    }
+    const credentials = this.o.credentials;
+    if (credentials === undefined) {
+      throw new ConfigError(`${endpoint}: private endpoint called without API credentials`, { path: 'exchange.credentials' });
+    }
+    const nonce = await this.o.nonceSource.nextNonce(credentials.apiKey);
+    const signed = signRequest(credentials, spec.path, nonce, wire, this.o.nonceWindow);
+    return { pathAndQuery: spec.path, headers: signed.headers, body: signed.body };
+  }
+
+  private async attempt<E extends EndpointId>(endpoint: E, wire: Readonly<Record<string, unknown>>, baseUrl: string): Promise<ResponseOf<E>> {
+    const spec = ENDPOINTS[endpoint];
+    const prepared = await this.prepare(endpoint, wire);
+    const res = await this.o.transport.send({
+      endpoint,
+      method: spec.method,
+      url: baseUrl + prepared.pathAndQuery,
+      ...(prepared.headers === undefined ? {} : { headers: prepared.headers }),
+      ...(prepared.body === undefined ? {} : { body: prepared.body }),
+    });
+    const body = res.json === NOT_JSON ? undefined : res.json;
+    const answer = { endpoint, path: spec.path, isPrivate: spec.private, status: res.status, body };
+    if (res.status >= 400 || isErrorShape(answer)) throw classifyAnswer(answer);
+    if (res.json === NOT_JSON) throw badResponse(endpoint, spec.path, res.status, 'not JSON', res.text);
+    const parsed = RESPONSES[endpoint].safeParse(res.json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
+      throw badResponse(endpoint, spec.path, res.status, `unexpected shape at ${where}`, res.text);
+    }
+    return parsed.data as ResponseOf<E>;
+  }
+
+  /** Full jitter: uniform in [0, min(max, base * 2^(attempt-1))] (AWS architecture blog). */
+  private backoffMs(attempt: number): number {
+    const cap = Math.min(this.o.retry.maxDelayMs, this.o.retry.baseDelayMs * 2 ** (attempt - 1));
+    return Math.floor(this.o.random() * cap);
+  }
+
+  private report(endpoint: EndpointId, outcome: string, started: number, attempt: number, region: 'global' | 'eu'): void {
+    if (this.o.onRequest === undefined) return;
+    try {
+      this.o.onRequest({ endpoint, outcome, durationMs: this.o.clock.nowMs() - started, attempt, region });
+    } catch {
+      // A metrics hook must never break a request.
+    }
+  }
+}
+
+/** The "outcome unknown / retryable" branch of the error tree, for reads. */
+function isTransient(err: unknown): boolean {
+  return err instanceof ExchangeUnavailableError;
+}
+
+/** Connection failures and 5xx point at the server or the path to it: try the other region. */
+function shouldFailOver(err: unknown): boolean {
+  if (!(err instanceof ExchangeUnavailableError)) return false;
+  if (err instanceof RateLimitedError || err instanceof RequestTimeoutError || err instanceof BadResponseError) return false;
+  const status = err.context['httpStatus'];
+  return typeof status === 'number' ? status >= 500 : err.context['errorCode'] !== undefined || err.context['notSent'] !== undefined;
+}
+
+function describe(fieldErrors: Readonly<Record<string, readonly string[]>>): string {
+  return Object.entries(fieldErrors).map(([k, m]) => `${k}: ${m.join(' ')}`).join('; ');
+}
