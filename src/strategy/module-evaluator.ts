@@ -1,0 +1,122 @@
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+
+/**
+ * Runs a strategy file (TypeScript or JavaScript) as a CommonJS module without a build step.
+ *
+ * The file is transpiled with typescript's `transpileModule` (types are erased, not checked: `npm
+ * run typecheck` checks the repo's strategies) and evaluated with its own `require`, which:
+ * - maps any import of the project's sources (`../src/...` from `strategies/`) to the copy that is
+ *   RUNNING: `src/*.ts` under ts-jest/ts-node, `dist/src/*.js` after `npm run build`. A strategy thus
+ *   shares the host's module instances (one Decimal class, one zod), and never loads stale or
+ *   duplicate code;
+ * - maps the alias `tradebot/strategy` to src/strategy/strategy (for strategies kept outside the repo);
+ * - loads other relative `.ts`/`.js` files (e.g. a `_shared.ts` helper next to the strategy) the
+ *   same way, cached per evaluator;
+ * - resolves packages (`technicalindicators`, `decimal.js`, `zod`) from the project first, then
+ *   from the strategy's own directory.
+ */
+
+/** The folder holding the running project sources: `<repo>/src` or `<repo>/dist/src`. */
+const RUNNING_SRC = path.resolve(__dirname, '..');
+const RUNNING_FROM_DIST = path.basename(path.dirname(RUNNING_SRC)) === 'dist';
+const REPO_ROOT = RUNNING_FROM_DIST ? path.resolve(RUNNING_SRC, '..', '..') : path.resolve(RUNNING_SRC, '..');
+/** Where the TypeScript sources live (what strategies in `strategies/` import relatively). */
+const SOURCE_SRC = path.join(REPO_ROOT, 'src');
+const ALIASES: Readonly<Record<string, string>> = { 'tradebot/strategy': 'strategy/strategy' };
+const EXTENSIONS = ['.ts', '.js', '/index.ts', '/index.js'];
+
+type ModuleRecord = { exports: unknown };
+
+export class ModuleEvaluator {
+  private readonly cache = new Map<string, ModuleRecord>();
+  private ts: typeof import('typescript') | undefined;
+
+  /** Evaluates `file` and returns its `module.exports`. Throws whatever loading or evaluation throws. */
+  load(file: string): unknown {
+    const abs = path.resolve(file);
+    const cached = this.cache.get(abs);
+    if (cached !== undefined) return cached.exports;
+    const record: ModuleRecord = { exports: {} };
+    // Cached before running so an import cycle between helper files sees partial exports, as in Node.
+    this.cache.set(abs, record);
+    try {
+      const code = this.transpile(abs, readFileSync(abs, 'utf8'));
+      const wrapper = new Function('exports', 'require', 'module', '__filename', '__dirname', `${code}\n//# sourceURL=${abs}`);
+      wrapper.call(record.exports, record.exports, this.requireFor(abs), record, abs, path.dirname(abs));
+    } catch (err) {
+      this.cache.delete(abs);
+      throw err;
+    }
+    return record.exports;
+  }
+
+  private transpile(file: string, source: string): string {
+    this.ts ??= require('typescript') as typeof import('typescript');
+    const ts = this.ts;
+    const out = ts.transpileModule(source, {
+      fileName: file,
+      reportDiagnostics: true,
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
+        allowJs: true, inlineSourceMap: true, inlineSources: false,
+      },
+    });
+    const syntax = out.diagnostics?.find((d) => d.category === ts.DiagnosticCategory.Error);
+    if (syntax !== undefined) {
+      const where = syntax.start !== undefined && syntax.file ? syntax.file.getLineAndCharacterOfPosition(syntax.start) : undefined;
+      const text = ts.flattenDiagnosticMessageText(syntax.messageText, ' ');
+      throw new SyntaxError(`${where ? `line ${where.line + 1}:${where.character + 1}: ` : ''}${text}`);
+    }
+    return out.outputText;
+  }
+
+  private requireFor(file: string): (request: string) => unknown {
+    const own = createRequire(file);
+    return (request: string): unknown => {
+      const alias = ALIASES[request];
+      if (alias !== undefined) return require(path.join(RUNNING_SRC, alias));
+      if (request.startsWith('.') || path.isAbsolute(request)) {
+        const target = path.resolve(path.dirname(file), request);
+        const inSource = relativeInside(SOURCE_SRC, target);
+        if (inSource !== undefined) return require(path.join(RUNNING_SRC, stripExtension(inSource)));
+        const resolved = resolveFile(target);
+        if (resolved === undefined) throw moduleNotFound(request, file);
+        if (resolved.endsWith('.json')) return own(resolved);
+        return this.load(resolved);
+      }
+      try {
+        return require(request);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
+        return own(request);
+      }
+    };
+  }
+}
+
+function relativeInside(dir: string, target: string): string | undefined {
+  const rel = path.relative(dir, target);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+}
+
+function stripExtension(rel: string): string {
+  return rel.replace(/\.(ts|js)$/, '');
+}
+
+function resolveFile(target: string): string | undefined {
+  if (isFile(target)) return target;
+  for (const ext of EXTENSIONS) if (isFile(target + ext)) return target + ext;
+  return undefined;
+}
+
+function isFile(p: string): boolean {
+  return existsSync(p) && statSync(p).isFile();
+}
+
+function moduleNotFound(request: string, file: string): Error {
+  const err = new Error(`Cannot find module '${request}' from '${file}'`) as Error & { code: string };
+  err.code = 'MODULE_NOT_FOUND';
+  return err;
+}
