@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { ConfigError } from '../domain/errors';
+
+/**
+ * The ONLY place that builds Redis key names (like bullmq's QueueKeys). Every key has the form
+ *
+ *   <prefix>:{<account>}:<kind>:<id>
+ *
+ * - `prefix` (default `tradebot`) separates deployments or tests sharing one Redis.
+ * - `{<account>}` is a Redis Cluster hash tag: every key of one account hashes to one slot, so the
+ *   multi-key Lua scripts (journal + indexes + lease in one step) stay legal on a cluster.
+ * - `account` is derived from the API key (first 12 hex digits of its SHA-256), never the key itself:
+ *   key names show up in MONITOR, slowlogs and dashboards, where a secret must never appear.
+ */
+export const DEFAULT_KEY_PREFIX = 'tradebot';
+
+/** 12 hex digits (48 bits) of SHA-256: collisions between one operator's keys are not a concern. */
+export function accountIdFromApiKey(apiKey: string): string {
+  if (apiKey.length === 0) throw new ConfigError('API key is empty: cannot derive the store account id', { path: 'apiKey' });
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex').slice(0, 12);
+}
+
+const PREFIX_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+const ACCOUNT_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Ids inside key names: anything printable except braces (hash tags) and whitespace. */
+function checkId(what: string, id: string): string {
+  if (id.length === 0 || id.length > 200 || /[\s{}]/.test(id)) {
+    throw new ConfigError(`invalid ${what} for a store key: ${JSON.stringify(id)}`, { path: what });
+  }
+  return id;
+}
+
+export class StoreKeys {
+  /** `<prefix>:{<account>}`: the part every key of this account starts with. */
+  readonly base: string;
+
+  constructor(
+    readonly account: string,
+    readonly prefix: string = DEFAULT_KEY_PREFIX,
+  ) {
+    // Braces in the prefix would move the hash tag; ':' is allowed so tests can nest prefixes.
+    if (!PREFIX_PATTERN.test(prefix)) throw new ConfigError(`invalid store key prefix ${JSON.stringify(prefix)}`, { path: 'store.prefix' });
+    if (!ACCOUNT_PATTERN.test(account)) throw new ConfigError(`invalid store account id ${JSON.stringify(account)}`, { path: 'store.account' });
+    this.base = `${prefix}:{${account}}`;
+  }
+
+  static forApiKey(apiKey: string, prefix: string = DEFAULT_KEY_PREFIX): StoreKeys {
+    return new StoreKeys(accountIdFromApiKey(apiKey), prefix);
+  }
+
+  private key(kind: string, id: string): string {
+    return `${this.base}:${kind}:${id}`;
+  }
+
+  /** STRING: the last nonce handed out for this account's API key. */
+  nonce(): string {
+    return this.key('nonce', 'last');
+  }
+
+  /** HASH: token bucket state (`tokens`, `ts`) of one rate limit id. */
+  bucket(limitId: string): string {
+    return this.key('bucket', checkId('limit id', limitId));
+  }
+
+  /** HASH: the journal record of one order. */
+  order(clientOrderId: string): string {
+    return this.key('order', checkId('client order id', clientOrderId));
+  }
+
+  /** LIST: the bounded transition history of one order (oldest first). */
+  orderHistory(clientOrderId: string): string {
+    return this.key('order-history', checkId('client order id', clientOrderId));
+  }
+
+  /** SET: client order ids whose status is in LIVE_STATUSES. */
+  liveOrders(): string {
+    return this.key('index', 'live');
+  }
+
+  /** ZSET: every client order id, scored by creation time (ms). */
+  allOrders(): string {
+    return this.key('index', 'all');
+  }
+
+  /** ZSET: client order ids of one strategy, scored by creation time (ms). */
+  strategyOrders(strategy: string): string {
+    return this.key('index-strategy', encodeURIComponent(checkId('strategy', strategy)));
+  }
+
+  /** HASH: number of live orders per (strategy, market); field from `liveCountField`. */
+  liveCounts(): string {
+    return this.key('index', 'live-count');
+  }
+
+  /** HASH (`owner`, `token`) with a TTL: who holds the (strategy, market) lease. */
+  lease(strategy: string, market: string): string {
+    return this.key('lease', StoreKeys.scopeId(strategy, market));
+  }
+
+  /** STRING counter, never expires: the last fencing token issued for (strategy, market). */
+  fence(strategy: string, market: string): string {
+    return this.key('fence', StoreKeys.scopeId(strategy, market));
+  }
+
+  /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
+  static scopeId(strategy: string, market: string): string {
+    return `${encodeURIComponent(checkId('strategy', strategy))}|${encodeURIComponent(checkId('market', market))}`;
+  }
+
+  /** Field name in the liveCounts hash. */
+  static liveCountField(strategy: string, market: string): string {
+    return StoreKeys.scopeId(strategy, market);
+  }
+
+  /** Inverse of liveCountField. */
+  static parseScopeId(field: string): { strategy: string; market: string } {
+    const [strategy = '', market = ''] = field.split('|');
+    return { strategy: decodeURIComponent(strategy), market: decodeURIComponent(market) };
+  }
+
+  /** Glob matching every key of this prefix and account (tests and tooling clean up with SCAN). */
+  pattern(): string {
+    return `${this.prefix}:\\{${this.account}\\}:*`;
+  }
+}

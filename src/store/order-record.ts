@@ -1,0 +1,110 @@
+import { isValidClientOrderId } from '../core/client-order-id';
+import { Decimal, parseDecimal } from '../domain/decimal';
+import { RequestValidationError, StoreUnavailableError } from '../domain/errors';
+import { isOrderStatus, type OrderEventType, type OrderStatus } from '../domain/order-state';
+import { StoreKeys } from './keys';
+import { ORDER_KINDS, type NewOrderRecord, type OrderKind, type OrderPatch, type OrderRecord, type OrderTransitionEntry } from './order-store-port';
+
+/**
+ * The journal record's flat string form (a Redis hash; the in-memory store keeps the same map) and
+ * the conversions both adapters share, so they cannot drift apart.
+ */
+export type RecordFields = Record<string, string>;
+
+function money(value: Decimal | string | undefined, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  return parseDecimal(value instanceof Decimal ? value : String(value), field).toString();
+}
+
+/** Validates a new record and returns its fields (without `status`). */
+export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFields {
+  const problems: Record<string, string[]> = {};
+  if (!isValidClientOrderId(input.clientOrderId)) problems['clientOrderId'] = ['letters, digits, "-", ".", "_"; at most 64'];
+  if (input.strategy.length === 0) problems['strategy'] = ['must not be empty'];
+  if (input.market.length === 0) problems['market'] = ['must not be empty'];
+  if (input.side !== 'buy' && input.side !== 'sell') problems['side'] = ['buy or sell'];
+  if (!ORDER_KINDS.includes(input.kind)) problems['kind'] = [`one of ${ORDER_KINDS.join(', ')}`];
+  if (!Number.isSafeInteger(input.candleTime) || input.candleTime < 0) problems['candleTime'] = ['Unix seconds, integer'];
+  if (Object.keys(problems).length > 0) {
+    throw new RequestValidationError('invalid order journal record', problems, { clientOrderId: input.clientOrderId });
+  }
+  const fields: RecordFields = {
+    clientOrderId: input.clientOrderId,
+    strategy: input.strategy,
+    market: input.market,
+    scope: StoreKeys.liveCountField(input.strategy, input.market),
+    side: input.side,
+    kind: input.kind,
+    amount: money(input.amount, 'amount') as string,
+    price: money(input.price, 'price') as string,
+    candleTime: String(input.candleTime),
+    filledAmount: '0',
+    createdAtMs: String(nowMs),
+    updatedAtMs: String(nowMs),
+  };
+  const activation = money(input.activationPrice, 'activationPrice');
+  if (activation !== undefined) fields['activationPrice'] = activation;
+  const stopLimit = money(input.stopLimitPrice, 'stopLimitPrice');
+  if (stopLimit !== undefined) fields['stopLimitPrice'] = stopLimit;
+  if (input.reason !== undefined) fields['reason'] = input.reason;
+  return fields;
+}
+
+/** The fields a patch sets (plus updatedAtMs). */
+export function patchFields(patch: OrderPatch, nowMs: number): RecordFields {
+  const fields: RecordFields = { updatedAtMs: String(nowMs) };
+  if (patch.orderId !== undefined) fields['orderId'] = String(patch.orderId);
+  if (patch.ocoId !== undefined) fields['ocoId'] = String(patch.ocoId);
+  if (patch.filledAmount !== undefined) fields['filledAmount'] = money(patch.filledAmount, 'filledAmount') as string;
+  if (patch.reason !== undefined) fields['reason'] = patch.reason;
+  return fields;
+}
+
+export function historyEntry(atMs: number, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): string {
+  const entry: OrderTransitionEntry = reason === undefined ? { atMs, event, from, to } : { atMs, event, from, to, reason };
+  return JSON.stringify(entry);
+}
+
+/** Flattens fields for a Lua ARGV tail: field, value, field, value ... */
+export function flatten(fields: RecordFields): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(fields)) out.push(k, v);
+  return out;
+}
+
+function optionalNumber(value: string | undefined): number | undefined {
+  return value === undefined || value === '' ? undefined : Number(value);
+}
+
+/** Builds the record from its stored fields and history; a damaged record is a store error. */
+export function parseRecord(fields: RecordFields, history: readonly string[]): OrderRecord {
+  const status = fields['status'];
+  const kind = fields['kind'] as OrderKind | undefined;
+  const side = fields['side'];
+  const required = ['clientOrderId', 'strategy', 'market', 'amount', 'price', 'candleTime', 'createdAtMs', 'updatedAtMs'];
+  const missing = required.filter((f) => fields[f] === undefined);
+  if (!isOrderStatus(status) || kind === undefined || (side !== 'buy' && side !== 'sell') || missing.length > 0) {
+    throw new StoreUnavailableError('order journal record is damaged', { clientOrderId: fields['clientOrderId'], missing });
+  }
+  return {
+    clientOrderId: fields['clientOrderId'] as string,
+    strategy: fields['strategy'] as string,
+    market: fields['market'] as string,
+    side,
+    kind,
+    amount: fields['amount'] as string,
+    price: fields['price'] as string,
+    activationPrice: fields['activationPrice'],
+    stopLimitPrice: fields['stopLimitPrice'],
+    candleTime: Number(fields['candleTime']),
+    status,
+    orderId: optionalNumber(fields['orderId']),
+    ocoId: optionalNumber(fields['ocoId']),
+    filledAmount: fields['filledAmount'] ?? '0',
+    createdAtMs: Number(fields['createdAtMs']),
+    updatedAtMs: Number(fields['updatedAtMs']),
+    reason: fields['reason'],
+    fencingToken: optionalNumber(fields['fencingToken']),
+    history: history.map((line) => JSON.parse(line) as OrderTransitionEntry),
+  };
+}

@@ -1,0 +1,103 @@
+import type Redis from 'ioredis';
+import { SystemClock, type Clock } from '../core/clock';
+import { ConfigError } from '../domain/errors';
+import type { NonceSource } from '../exchange/nonce-source';
+import { DEFAULT_KEY_PREFIX, StoreKeys } from './keys';
+import { withStore } from './redis';
+import { errorForLuaCode, LuaErrorCode, replyCode, storeScripts, type StoreScripts } from './scripts';
+
+export interface NonceSourceOptions {
+  /** Reads the local clock; the nonce is this plus the measured offset (default SystemClock). */
+  readonly clock?: Clock;
+  /** How far ahead of the estimated exchange time a nonce may run (default 4000; the exchange allows 5000). */
+  readonly maxLeadMs?: number;
+  /** Total time one call may spend throttled before it gives up with NotReadyError (default 10 000). */
+  readonly maxWaitMs?: number;
+  /** Injected for tests (a ManualClock advances instead of sleeping). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RedisNonceSourceOptions extends NonceSourceOptions {
+  readonly redis: Redis;
+  readonly prefix?: string;
+  /** Expiry of an idle nonce key (default 1 day). */
+  readonly ttlMs?: number;
+}
+
+export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Validated common settings of both nonce sources. */
+export function nonceSettings(opts: NonceSourceOptions): { clock: Clock; maxLeadMs: number; maxWaitMs: number; sleep: (ms: number) => Promise<void> } {
+  const maxLeadMs = opts.maxLeadMs ?? 4000;
+  const maxWaitMs = opts.maxWaitMs ?? 10_000;
+  if (!Number.isSafeInteger(maxLeadMs) || maxLeadMs < 0 || maxLeadMs >= 5000) {
+    throw new ConfigError(`nonce maxLeadMs must be an integer in [0, 5000), got ${maxLeadMs}`, { path: 'nonce.maxLeadMs' });
+  }
+  return { clock: opts.clock ?? new SystemClock(), maxLeadMs, maxWaitMs, sleep: opts.sleep ?? defaultSleep };
+}
+
+/**
+ * Nonces shared by every process using one API key: `max(now_ms + clock_offset, last + 1)`,
+ * allocated atomically by reserve-nonce.lua, so concurrent processes never collide and each
+ * process sees strictly increasing values.
+ *
+ * Whose clock: the CALLER's (local clock + offset measured against the exchange's /public/time),
+ * not Redis TIME. The offset was measured on this host's clock, so local + offset is this host's best
+ * estimate of the exchange's clock, which is what the +-5 s window is about; Redis TIME would need
+ * a second, unmeasured offset (Redis host vs exchange). It also lets tests drive a ManualClock.
+ *
+ * Throttle, never run ahead: at more than one nonce per ms, `last + 1` drifts ahead of the clock.
+ * Past `maxLeadMs` the script refuses and returns how long to wait; this class sleeps that long and
+ * retries, up to `maxWaitMs` in total, then throws NotReadyError (a clock far ahead elsewhere, most
+ * likely; nothing was sent). Redis failures throw StoreUnavailableError at once.
+ */
+export class RedisNonceSource implements NonceSource {
+  private readonly scripts: StoreScripts;
+  private readonly prefix: string;
+  private readonly ttlMs: number;
+  private readonly settings: ReturnType<typeof nonceSettings>;
+  private readonly keyCache = new Map<string, string>();
+  private offsetMs = 0;
+  /** Times a call had to wait for the clock (for metrics). */
+  throttled = 0;
+
+  constructor(opts: RedisNonceSourceOptions) {
+    this.scripts = storeScripts(opts.redis);
+    this.prefix = opts.prefix ?? DEFAULT_KEY_PREFIX;
+    this.ttlMs = opts.ttlMs ?? 86_400_000;
+    this.settings = nonceSettings(opts);
+  }
+
+  setClockOffsetMs(offsetMs: number): void {
+    if (!Number.isFinite(offsetMs)) throw new ConfigError(`clock offset must be finite, got ${offsetMs}`, { path: 'clockOffsetMs' });
+    this.offsetMs = Math.round(offsetMs);
+  }
+
+  async nextNonce(apiKey: string): Promise<number> {
+    const key = this.keyFor(apiKey);
+    const { clock, maxLeadMs, maxWaitMs, sleep } = this.settings;
+    let waited = 0;
+    for (;;) {
+      const now = clock.nowMs() + this.offsetMs;
+      const reply = await withStore('reserveNonce', () => this.scripts.reserveNonce(key, now, maxLeadMs, this.ttlMs));
+      const code = replyCode(reply);
+      if (code === 1) return Number(reply[1]);
+      const waitMs = Number(reply[1]);
+      if (code !== LuaErrorCode.NonceAhead || waited + waitMs > maxWaitMs) {
+        throw errorForLuaCode(code, { waitedMs: waited, waitMs, maxLeadMs });
+      }
+      this.throttled++;
+      await sleep(waitMs);
+      waited += waitMs;
+    }
+  }
+
+  private keyFor(apiKey: string): string {
+    let key = this.keyCache.get(apiKey);
+    if (key === undefined) {
+      key = StoreKeys.forApiKey(apiKey, this.prefix).nonce();
+      this.keyCache.set(apiKey, key);
+    }
+    return key;
+  }
+}

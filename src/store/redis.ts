@@ -1,0 +1,135 @@
+import Redis from 'ioredis';
+import { StoreUnavailableError, TradebotError } from '../domain/errors';
+
+/**
+ * ioredis factory for every Redis user in tradebot (order journal, leases, nonces, rate limits).
+ *
+ * Money safety shapes the options: a command either runs now or fails now. It is never parked and
+ * replayed later, because a late replay of "record this order as submitted" or "take a nonce"
+ * could act on a world that moved on (the executor already gave up, a new owner holds the lease).
+ * - `enableOfflineQueue: false`: while disconnected, commands reject at once ("Stream isn't
+ *   writeable") instead of queueing until a reconnect that may come minutes later.
+ * - `maxRetriesPerRequest: 0` and `autoResendUnfulfilledCommands: false`: a command in flight when
+ *   the connection drops is rejected, not resent after the reconnect. Its effect is then unknown
+ *   (it may have run): callers treat StoreUnavailableError as "unknown" and re-read, exactly like an
+ *   exchange timeout, which every store script tolerates (create-if-absent, compare-and-set).
+ * - `commandTimeout`: a hung server fails commands after a bound instead of stalling the executor.
+ * - `retryStrategy` never gives up: the connection comes back by itself once Redis is back, with
+ *   capped exponential backoff and jitter (so replicas do not reconnect in lockstep).
+ */
+export interface RedisFactoryOptions {
+  /** Do not connect until `connectRedis()` is called. Commands before that fail (no offline queue). */
+  readonly lazyConnect?: boolean;
+  /** Per-command timeout in ms (default 2000). */
+  readonly commandTimeoutMs?: number;
+  /** TCP connect timeout in ms (default 2000). */
+  readonly connectTimeoutMs?: number;
+  /** Upper bound of the reconnect backoff in ms (default 2000). */
+  readonly maxReconnectDelayMs?: number;
+  /** CLIENT SETNAME, visible in CLIENT LIST (e.g. `tradebot-executor`). */
+  readonly connectionName?: string;
+  /** Called with connection errors (ioredis emits them as 'error' events; unhandled they would be logged to stderr). */
+  readonly onError?: (err: Error) => void;
+}
+
+/** Backoff for reconnect attempt `times` (1-based): 50, 100, 200 ... capped, plus up to 20% jitter. */
+export function reconnectDelayMs(times: number, maxDelayMs: number, random: () => number = Math.random): number {
+  const base = Math.min(maxDelayMs, 50 * 2 ** Math.min(times - 1, 16));
+  return Math.round(base + base * 0.2 * random());
+}
+
+export function createRedis(url: string, opts: RedisFactoryOptions = {}): Redis {
+  const maxDelay = opts.maxReconnectDelayMs ?? 2000;
+  const redis = new Redis(url, {
+    lazyConnect: opts.lazyConnect ?? false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: opts.commandTimeoutMs ?? 2000,
+    connectTimeout: opts.connectTimeoutMs ?? 2000,
+    enableReadyCheck: true,
+    retryStrategy: (times) => reconnectDelayMs(times, maxDelay),
+    // Lua replies are arrays of integers and strings; RESP2 keeps their shapes plain everywhere.
+    protocol: 2,
+    ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
+  });
+  // Without a listener ioredis prints every reconnect error; the owner decides how to log them.
+  redis.on('error', opts.onError ?? (() => undefined));
+  return redis;
+}
+
+/**
+ * Resolves once the client is ready (connecting it first when it was created lazily). Rejects with
+ * StoreUnavailableError after `timeoutMs`. Useful at start-up: with no offline queue, commands sent
+ * before 'ready' fail.
+ */
+export async function connectRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
+  if (redis.status === 'ready') return;
+  if (redis.status === 'wait') redis.connect().catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new StoreUnavailableError(`Redis not ready within ${timeoutMs} ms`, { status: redis.status }));
+    }, timeoutMs);
+    const onReady = (): void => {
+      cleanup();
+      resolve();
+    };
+    const onEnd = (): void => {
+      cleanup();
+      reject(new StoreUnavailableError('Redis connection ended before it was ready', { status: redis.status }));
+    };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('end', onEnd);
+    };
+    redis.once('ready', onReady);
+    redis.once('end', onEnd);
+  });
+}
+
+export interface RedisHealth {
+  readonly ok: boolean;
+  /** ioredis connection status (`ready`, `reconnecting`, ...). */
+  readonly status: string;
+  readonly latencyMs?: number;
+  readonly error?: string;
+}
+
+/** PING with a bound; never throws (for /healthz and readiness probes). */
+export async function checkRedisHealth(redis: Redis, timeoutMs = 1000): Promise<RedisHealth> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`PING timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    const pong = await Promise.race([redis.ping(), timeout]);
+    if (pong !== 'PONG') return { ok: false, status: redis.status, error: `unexpected PING reply ${String(pong)}` };
+    return { ok: true, status: redis.status, latencyMs: performance.now() - started };
+  } catch (err) {
+    return { ok: false, status: redis.status, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+/**
+ * Wraps anything a Redis call threw into StoreUnavailableError (errors of our own pass through).
+ * The cause is kept; the message names the operation. After a write it means "effect unknown".
+ */
+export function storeError(err: unknown, operation: string): TradebotError {
+  if (err instanceof TradebotError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new StoreUnavailableError(`Redis ${operation} failed: ${message}`, { operation }, { cause: err });
+}
+
+/** Runs one Redis operation, converting transport and server errors into StoreUnavailableError. */
+export async function withStore<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw storeError(err, operation);
+  }
+}
