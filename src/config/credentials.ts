@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../domain/errors';
+import { Secret } from './secret';
+
+/** API credentials. The key identifies the account (it is not secret, but we still keep it out of logs). */
+export interface Credentials {
+  readonly apiKey: string;
+  readonly apiSecret: Secret;
+}
+
+/**
+ * Credentials come only from the environment: TRADEBOT_API_KEY / TRADEBOT_API_SECRET, or the
+ * *_FILE variants naming a file that holds the value (Kubernetes Secrets mounted as files, Docker
+ * secrets). Returns undefined when neither is set and `required` is false.
+ */
+export function loadCredentials(env: NodeJS.ProcessEnv, options: { required: boolean }): Credentials | undefined {
+  const apiKey = readValue(env, 'TRADEBOT_API_KEY');
+  const apiSecret = readValue(env, 'TRADEBOT_API_SECRET');
+  if (apiKey === undefined && apiSecret === undefined) {
+    if (!options.required) return undefined;
+    throw new ConfigError(
+      'credentials: TRADEBOT_API_KEY and TRADEBOT_API_SECRET (or TRADEBOT_API_KEY_FILE and TRADEBOT_API_SECRET_FILE) must be set',
+      { path: 'TRADEBOT_API_KEY' },
+    );
+  }
+  if (apiKey === undefined) throw new ConfigError('credentials: TRADEBOT_API_SECRET is set but TRADEBOT_API_KEY is not', { path: 'TRADEBOT_API_KEY' });
+  if (apiSecret === undefined) throw new ConfigError('credentials: TRADEBOT_API_KEY is set but TRADEBOT_API_SECRET is not', { path: 'TRADEBOT_API_SECRET' });
+  return { apiKey, apiSecret: new Secret(apiSecret) };
+}
+
+function readValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const direct = env[name];
+  const file = env[`${name}_FILE`];
+  if (direct !== undefined && file !== undefined) {
+    throw new ConfigError(`credentials: set either ${name} or ${name}_FILE, not both`, { path: name });
+  }
+  if (direct !== undefined) {
+    const value = direct.trim();
+    if (value === '') throw new ConfigError(`credentials: ${name} is empty`, { path: name });
+    return value;
+  }
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    // The path is not secret; the content is never echoed.
+    throw new ConfigError(`credentials: ${name}_FILE (${file}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
+      path: `${name}_FILE`,
+    });
+  }
+  const value = text.trim();
+  if (value === '') throw new ConfigError(`credentials: the file named by ${name}_FILE is empty`, { path: `${name}_FILE` });
+  return value;
+}
