@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { parse } from 'yaml';
+import { METRIC_DEFS, METRIC_NAMES } from '../../../src/metrics/definitions';
+import { createMetrics, registeredMetricNames } from '../../../src/metrics/registry';
+import { baseName, labelValuesMetric, metricNamesIn } from './promql-names';
+
+const root = join(__dirname, '../../..');
+/** Series Prometheus itself creates for every target. */
+const PROMETHEUS_BUILTIN = new Set(['up']);
+
+const registry = new Registry();
+createMetrics(registry);
+const exported = new Set(registeredMetricNames(registry));
+const histograms = new Set(
+  registry.getMetricsAsArray().filter((m) => (m as unknown as { type?: string }).type === 'histogram').map((m) => m.name),
+);
+
+function unknownNames(exprs: readonly string[]): string[] {
+  return exprs.flatMap((e) => metricNamesIn(e).map((n) => baseName(n, histograms)))
+    .filter((n) => !exported.has(n) && !PROMETHEUS_BUILTIN.has(n));
+}
+
+interface Panel { type: string; title: string; targets?: { expr: string }[]; panels?: Panel[] }
+interface Dashboard {
+  schemaVersion: number;
+  panels: Panel[];
+  templating: { list: { name: string; type: string; query?: string | { query: string } }[] };
+}
+interface Rule { alert: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
+
+const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/tradebot.json'), 'utf8')) as Dashboard;
+const alerts = parse(readFileSync(join(root, 'deploy/prometheus/alerts.yml'), 'utf8')) as { groups: { name: string; rules: Rule[] }[] };
+const panels = dashboard.panels.flatMap((p) => [p, ...(p.panels ?? [])]).filter((p) => p.type !== 'row');
+const rules = alerts.groups.flatMap((g) => g.rules);
+
+describe('PromQL name extraction', () => {
+  it('finds metric names and ignores functions, labels, keywords and variables', () => {
+    expect(metricNamesIn('histogram_quantile(0.95, sum by (le, endpoint) (rate(a_bucket{x=~"$v",y="b c"}[$__rate_interval])))')).toEqual(['a_bucket']);
+    expect(metricNamesIn('time() - b_seconds > 0.8 * c_seconds and on(market) d offset 5m')).toEqual(['b_seconds', 'c_seconds', 'd']);
+    expect(metricNamesIn('absent(tradebot_build_info) or vector(0)')).toEqual(['tradebot_build_info']);
+    expect(baseName('tradebot_exchange_request_duration_seconds_bucket', histograms)).toBe('tradebot_exchange_request_duration_seconds');
+    expect(baseName('tradebot_exchange_requests_total', histograms)).toBe('tradebot_exchange_requests_total');
+    expect(unknownNames(['sum(rate(tradebot_exchange_request_total[5m])) / up', 'tradebot_balance_bucket'])).toEqual(['tradebot_exchange_request_total', 'tradebot_balance_bucket']);
+  });
+});
+
+describe('Grafana dashboard', () => {
+  it('is a current-schema dashboard with datasource, market and strategy variables', () => {
+    expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
+    const vars = Object.fromEntries(dashboard.templating.list.map((v) => [v.name, v]));
+    expect(vars['datasource']?.type).toBe('datasource');
+    for (const name of ['market', 'strategy']) {
+      const q = vars[name]?.query;
+      const text = typeof q === 'string' ? q : q?.query ?? '';
+      expect(text).toMatch(new RegExp(`^label_values\\(.+, ${name}\\)$`));
+      expect(exported.has(labelValuesMetric(text) ?? '')).toBe(true);
+    }
+  });
+
+  it('every panel has a query and uses only metrics tradebot exports (no dead panels)', () => {
+    expect(panels.length).toBeGreaterThan(20);
+    for (const p of panels) {
+      const exprs = (p.targets ?? []).map((t) => t.expr);
+      expect([p.title, exprs.length > 0]).toEqual([p.title, true]);
+      expect([p.title, unknownNames(exprs)]).toEqual([p.title, []]);
+    }
+  });
+
+  it('shows every tradebot metric somewhere', () => {
+    const used = new Set(panels.flatMap((p) => (p.targets ?? []).flatMap((t) => metricNamesIn(t.expr).map((n) => baseName(n, histograms)))));
+    expect(METRIC_NAMES.filter((n) => !used.has(n))).toEqual([]);
+  });
+});
+
+describe('Prometheus alerts', () => {
+  it('every rule is complete and uses only exported metrics (no alert that can never fire)', () => {
+    expect(rules.length).toBeGreaterThan(10);
+    for (const r of rules) {
+      expect([r.alert, typeof r.expr, r.labels?.['severity']]).toEqual([r.alert, 'string', expect.stringMatching(/^(critical|warning)$/)]);
+      expect([r.alert, r.annotations?.['summary'] !== undefined]).toEqual([r.alert, true]);
+      expect([r.alert, unknownNames([r.expr])]).toEqual([r.alert, []]);
+    }
+  });
+
+  it('covers the failure modes operators are paged for', () => {
+    const byMetric = (name: string) => rules.filter((r) => metricNamesIn(r.expr).includes(name)).map((r) => r.alert);
+    const required = [
+      METRIC_DEFS.candleLag.name, METRIC_DEFS.rateLimited.name, METRIC_DEFS.nonceRejections.name,
+      METRIC_DEFS.reconciliationDiscrepancies.name, METRIC_DEFS.exchangeRequests.name, METRIC_DEFS.redisUp.name,
+      METRIC_DEFS.killSwitchLastRefresh.name, METRIC_DEFS.tradingState.name, METRIC_DEFS.buildInfo.name, 'up',
+    ];
+    for (const name of required) expect([name, byMetric(name).length > 0]).toEqual([name, true]);
+  });
+
+  it('alert names are unique', () => {
+    const names = rules.map((r) => r.alert);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
