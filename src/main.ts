@@ -1,1 +1,9 @@
-export const hello = 1;
+#!/usr/bin/env node
+import { buildProgram } from './cli/program';
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });

@@ -62,7 +62,7 @@ export function kindOfCode(code: number): Kind | undefined {
 }
 
 export interface VenueAnswer {
-  readonly endpoint: EndpointId;
+  readonly endpoint: EndpointId | string;
   readonly path: string;
   readonly isPrivate: boolean;
   readonly status: number;
@@ -145,7 +145,7 @@ export function classifyAnswer(answer: VenueAnswer): TradebotError {
 }
 
 /** A body that is not JSON or does not have the endpoint's shape. Only a short excerpt is kept. */
-export function badResponse(endpoint: EndpointId, path: string, status: number, reason: string, text?: string): BadResponseError {
+export function badResponse(endpoint: EndpointId | string, path: string, status: number, reason: string, text?: string): BadResponseError {
   const excerpt = text === undefined ? undefined : text.slice(0, 200);
   return new BadResponseError(`${endpoint}: bad response (${reason})`, {
     endpoint, path, httpStatus: status, reason, ...(excerpt === undefined ? {} : { bodyExcerpt: excerpt }),

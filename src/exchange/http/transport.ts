@@ -13,7 +13,7 @@ import type { EndpointId } from './endpoints';
  * Thrown errors never carry ky's Request object (its headers hold the key and the signature).
  */
 export interface TransportRequest {
-  readonly endpoint: EndpointId;
+  readonly endpoint: EndpointId | string;
   readonly method: 'GET' | 'POST';
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
@@ -66,7 +66,7 @@ export class KyTransport implements Transport {
     return { status: response.status, text, json: parseJson(text) };
   }
 
-  private translate(err: unknown, endpoint: EndpointId, path: string): Error {
+  private translate(err: unknown, endpoint: EndpointId | string, path: string): Error {
     const name = err instanceof Error ? err.name : '';
     if (name === 'TimeoutError') {
       return new RequestTimeoutError(`${endpoint}: no answer within ${this.timeoutMs} ms`, { endpoint, path, timeoutMs: this.timeoutMs });

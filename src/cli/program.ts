@@ -1,0 +1,18 @@
+import { Command } from 'commander';
+import { registerApiCommand } from './api-command';
+
+/**
+ * Every subcommand registers itself from its own file `src/cli/<name>-command.ts`. Adding a
+ * command is one import and one entry in this list.
+ */
+const COMMANDS: readonly ((program: Command) => void)[] = [
+  registerApiCommand,
+];
+
+export function buildProgram(): Command {
+  const program = new Command('tradebot')
+    .description('Automated trading bot daemon with a simulated exchange')
+    .showHelpAfterError();
+  for (const register of COMMANDS) register(program);
+  return program;
+}
