@@ -1,0 +1,30 @@
+import type { Decimal } from '../../domain/decimal';
+
+/** Money for display: fixed decimals, rounded half up; the exact value stays in report.json. */
+export function formatMoney(value: Decimal | null, decimals = 2): string {
+  return value === null ? '–' : value.toFixed(decimals);
+}
+
+/** A ratio for display; null shows a dash ("not defined"), Infinity the ∞ sign. */
+export function formatRatio(value: number | null, decimals = 2): string {
+  if (value === null || Number.isNaN(value)) return '–';
+  if (!Number.isFinite(value)) return value > 0 ? '∞' : '−∞';
+  return value.toFixed(decimals);
+}
+
+export function formatPercent(value: number | null, decimals = 2): string {
+  return value === null ? '–' : `${value.toFixed(decimals)} %`;
+}
+
+/** Unix seconds → `YYYY-MM-DD HH:MM` in UTC (the report states UTC once in its header). */
+export function formatTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** A number for axis labels: few digits, thousands separated by a thin gap, no exponent. */
+export function formatAxisNumber(value: number, step: number): string {
+  const decimals = Math.max(0, Math.min(8, -Math.floor(Math.log10(step))));
+  const [int = '0', frac] = Math.abs(value).toFixed(decimals).split('.');
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${value < 0 && Number(value.toFixed(decimals)) !== 0 ? '−' : ''}${grouped}${frac === undefined ? '' : `.${frac}`}`;
+}

@@ -1,0 +1,90 @@
+import type { Decimal } from '../../domain/decimal';
+import type { BacktestFill, BacktestMetrics, BacktestResult, OpenPosition, RoundTripTrade } from './types';
+
+/** Bumped when a field changes meaning or disappears, so readers of old reports can tell. */
+export const REPORT_FORMAT_VERSION = 1;
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/**
+ * The report as plain JSON values. Decimals become plain decimal strings (never floats);
+ * ratios stay numbers, except non-finite ones (a profit factor of Infinity) which become the
+ * strings "Infinity" / "-Infinity" / "NaN" because JSON has no such numbers. Candles are not
+ * included (the backtester already has them); the full equity curve and fill list are.
+ */
+export function toReportJson(result: BacktestResult): Record<string, Json> {
+  const { run } = result;
+  return {
+    formatVersion: REPORT_FORMAT_VERSION,
+    title: run.title ?? null,
+    quoteCurrency: run.quoteCurrency,
+    interval: run.interval,
+    markets: Object.keys(run.candles),
+    startBalances: Object.fromEntries(Object.entries(run.startBalances).map(([k, v]) => [k, v.toString()])),
+    metrics: metricsJson(result.metrics),
+    trades: result.trades.map(tradeJson),
+    openPositions: result.openPositions.map(openJson),
+    fills: result.fills.map((f, i) => fillJson(f, result.fillActions[i] ?? null)),
+    equity: run.equity.map((p) => ({ time: p.time, equity: p.equity.toString() })),
+  };
+}
+
+/** `toReportJson` as text, two-space indented, with a final newline. */
+export function renderJson(result: BacktestResult): string {
+  return `${JSON.stringify(toReportJson(result), null, 2)}\n`;
+}
+
+function metricsJson(m: BacktestMetrics): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(m) as Array<[string, Decimal | number | null]>) out[key] = jsonValue(value);
+  return out;
+}
+
+function tradeJson(t: RoundTripTrade): Record<string, Json> {
+  return {
+    id: t.id,
+    market: t.market,
+    direction: t.direction,
+    entryTime: t.entryTime,
+    exitTime: t.exitTime,
+    amount: t.amount.toString(),
+    entryPrice: t.entryPrice.toString(),
+    exitPrice: t.exitPrice.toString(),
+    grossPnl: t.grossPnl.toString(),
+    fees: t.fees.toString(),
+    netPnl: t.netPnl.toString(),
+    returnRatio: jsonValue(t.returnRatio),
+    fillCount: t.fillCount,
+  };
+}
+
+function openJson(p: OpenPosition): Record<string, Json> {
+  return {
+    market: p.market,
+    direction: p.direction,
+    entryTime: p.entryTime,
+    amount: p.amount.toString(),
+    entryPrice: p.entryPrice.toString(),
+    fees: p.fees.toString(),
+  };
+}
+
+function fillJson(f: BacktestFill, action: string | null): Record<string, Json> {
+  return {
+    time: f.time,
+    market: f.market,
+    side: f.side,
+    amount: f.amount.toString(),
+    price: f.price.toString(),
+    fee: f.fee.toString(),
+    clientOrderId: f.clientOrderId,
+    role: f.role,
+    action,
+  };
+}
+
+function jsonValue(value: Decimal | number | null): Json {
+  if (value === null) return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  return value.toString();
+}

@@ -1,0 +1,157 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { analyseBacktest } from '../../../src/backtest/report/metrics';
+import { writeReport } from '../../../src/backtest/report/write-report';
+import type { BacktestResult } from '../../../src/backtest/report/types';
+import { buildEquityCurve } from '../../../src/backtest/report/equity-curve';
+import { loadRealRun } from '../../fixtures/backtest/real-run';
+import { smallCandles, smallFills, smallStartBalances } from '../../fixtures/backtest/small-run';
+
+/*
+ * Renders real reports, writes them to a temp dir and opens them in headless Chromium: no console
+ * or page errors, no request other than the file itself, both charts drawn, one marker per fill.
+ * Chromium missing is a FAILURE (CI installs it) unless TRADEBOT_SKIP_BROWSER_TESTS=1.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const skip = process.env['TRADEBOT_SKIP_BROWSER_TESTS'] === '1';
+const SCREENSHOT_DIR = process.env['TRADEBOT_REPORT_SCREENSHOT_DIR'] ?? tmpdir();
+
+(skip ? describe.skip : describe)('backtest HTML report in headless Chromium', () => {
+  jest.setTimeout(20_000);
+  let browser: Browser;
+  let dir: string;
+  let result: BacktestResult;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) or set TRADEBOT_SKIP_BROWSER_TESTS=1`);
+    }
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    dir = await mkdtemp(join(tmpdir(), 'tradebot-report-'));
+    result = analyseBacktest(await loadRealRun());
+    await writeReport(dir, result);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Opens the report and records every console error, page error, dialog and request. */
+  async function open(file = 'report.html'): Promise<{ page: Page; problems: string[]; requests: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.setDefaultTimeout(3000); // the page is static: a missing element will not appear later
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (msg) => { if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`); });
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    page.on('dialog', (dialog) => { problems.push(`dialog: ${dialog.message()}`); void dialog.dismiss(); });
+    page.on('request', (req) => requests.push(req.url()));
+    await page.goto(pathToFileURL(join(dir, file)).href, { waitUntil: 'load' });
+    return { page, problems, requests };
+  }
+
+  test('renders without errors or network requests, both charts drawn, one marker per fill', async () => {
+    const { page, problems, requests } = await open();
+    try {
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([pathToFileURL(join(dir, 'report.html')).href]);
+
+      const equityLine = page.locator('#equity-chart path.line');
+      expect(await equityLine.count()).toBe(1);
+      expect((await equityLine.getAttribute('d'))?.length).toBeGreaterThan(100);
+      expect(Number(await equityLine.getAttribute('data-points'))).toBeGreaterThan(100);
+      const equityBox = await page.locator('#equity-chart').boundingBox();
+      expect(equityBox?.width).toBeGreaterThan(500);
+      expect(equityBox?.height).toBeGreaterThan(100);
+
+      const panels = page.locator('#price-chart svg.price-panel');
+      expect(await panels.count()).toBe(2);
+      for (const market of ['BTC_USDT', 'ETH_USDT']) {
+        const panel = page.locator(`#price-chart svg[data-market="${market}"]`);
+        const line = panel.locator('path.line');
+        expect((await line.getAttribute('d'))?.length).toBeGreaterThan(100);
+        // The source gap (2021-09-29 07:00-08:59) must be drawn as a break: two "M" sub-paths.
+        expect((await line.getAttribute('d'))?.match(/M/g)?.length).toBe(2);
+        const fills = result.fills.filter((f) => f.market === market);
+        expect(await panel.locator('path.marker').count()).toBe(fills.length);
+        expect(await panel.locator('path.marker.buy').count()).toBe(fills.filter((f) => f.side === 'buy').length);
+        expect(await panel.locator('path.marker.sell').count()).toBe(fills.filter((f) => f.side === 'sell').length);
+        expect(await panel.locator('path.marker.exit').count()).toBeGreaterThan(0);
+      }
+      expect(await page.locator('#price-chart path.marker').count()).toBe(result.fills.length);
+      expect(await page.locator('#trades tbody tr').count()).toBe(result.trades.length);
+      expect(await page.locator('#summary').innerText()).toContain('Sharpe');
+
+      // The title carries <, &, " and must show literally, not as markup.
+      expect(await page.locator('h1').innerText()).toBe('Rhythm test <BTC & ETH> "1m"');
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-report.png'), fullPage: false });
+      await page.locator('#price-chart').screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-price-chart.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('report.json holds the same trades with decimals as strings', async () => {
+    const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as {
+      metrics: Record<string, unknown>; trades: Array<{ netPnl: unknown }>; fills: unknown[]; equity: unknown[];
+    };
+    expect(json.trades).toHaveLength(result.trades.length);
+    expect(json.fills).toHaveLength(result.fills.length);
+    expect(json.equity).toHaveLength(result.run.equity.length);
+    expect(json.metrics['netPnl']).toBe(result.metrics.netPnl.toString());
+    expect(typeof json.trades[0]?.netPnl).toBe('string');
+  });
+
+  test('hostile strings in input are escaped: no script runs, no element injected', async () => {
+    const hostile = analyseBacktest({
+      ...result.run,
+      title: '<script>alert("title")</script>',
+      fills: result.run.fills.map((f, i) => (i === 0 ? { ...f, clientOrderId: '"><img src=x onerror=alert(1)>' } : f)),
+    });
+    await writeReport(dir, hostile);
+    const { page, problems, requests } = await open();
+    try {
+      expect(problems).toEqual([]);
+      expect(requests).toHaveLength(1);
+      expect(await page.locator('script').count()).toBe(0);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('h1').innerText()).toBe('<script>alert("title")</script>');
+    } finally {
+      await page.close();
+      await writeReport(dir, result);
+    }
+  });
+
+  test('small hand-computed run: markers tell entries, exits and the flip apart; open position listed', async () => {
+    const candles = { BTC_USDT: smallCandles };
+    const small = analyseBacktest({
+      title: 'Small fixture', fills: smallFills, candles, startBalances: smallStartBalances, quoteCurrency: 'USDT', interval: '1h',
+      equity: buildEquityCurve(smallFills, candles, smallStartBalances, 'USDT', '1h'),
+    });
+    await writeReport(join(dir, 'small'), small);
+    const { page, problems } = await open('small/report.html');
+    try {
+      expect(problems).toEqual([]);
+      const markers = page.locator('#price-chart path.marker');
+      expect(await markers.count()).toBe(7);
+      expect(await page.locator('#price-chart path.marker.entry').count()).toBe(4);
+      expect(await page.locator('#price-chart path.marker.exit').count()).toBe(2);
+      expect(await page.locator('#price-chart path.marker.flip.buy').count()).toBe(1);
+      expect(Number(await page.locator('#equity-chart path.line').getAttribute('data-points'))).toBe(11);
+      expect(await page.locator('#trades tbody tr').count()).toBe(3);
+      expect(await page.locator('#open-positions tbody tr').count()).toBe(1);
+      await page.screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-small.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+});
