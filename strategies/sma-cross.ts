@@ -1,0 +1,74 @@
+/**
+ * SMA crossover (trend following), long only.
+ *
+ * - Golden cross (fast SMA of closes crosses above the slow SMA): place a BUY stop-limit slightly
+ *   ABOVE the close (activation = close x (1 + entryOffset), limit = activation x (1 + slippage)),
+ *   so the entry only happens if the price keeps rising. Size: `quoteAmount` of money / activation.
+ * - Death cross: cancel a still-open entry, and if we hold the position, place a SELL stop-limit
+ *   slightly BELOW the close (activation = close x (1 - exitOffset), limit = activation x (1 - slippage)).
+ *
+ * Crosses are edges (one candle each), and `ctx.openOrders` / `ctx.state` stop it from stacking a
+ * second entry while one is open or held. Deterministic: the same candles give the same intents.
+ */
+import { Decimal, defineStrategy, z, type Intent } from '../src/strategy/strategy';
+import { amountForNotional, decimalText, looksFilled, ratio, roundPrice, stockAvailable } from './_sizing';
+
+export default defineStrategy({
+  name: 'sma-cross',
+  description: 'SMA crossover: stop-limit entry above the close on a golden cross, stop-limit exit below on a death cross',
+  markets: ['BTC_USDT'],
+  interval: '1h',
+  warmup: 31,
+  params: z.object({
+    fast: z.number().int().min(2).default(10),
+    slow: z.number().int().min(3).default(30),
+    /** Money spent per entry, e.g. "100" USDT. */
+    quoteAmount: decimalText.default('100'),
+    entryOffset: z.number().min(0).max(0.1).default(0.001),
+    exitOffset: z.number().min(0).max(0.1).default(0.001),
+    /** Distance of the limit price beyond the trigger, so a fast move still fills. */
+    slippage: z.number().min(0).max(0.1).default(0.002),
+  }).refine((p) => p.fast < p.slow, { message: 'fast must be shorter than slow', path: ['fast'] }),
+  initState: ({ params, indicators }) => ({
+    fast: indicators.incremental.sma(params.fast),
+    slow: indicators.incremental.sma(params.slow),
+    cross: indicators.incremental.cross(),
+    /** Amount of the last entry placed; undefined when flat. */
+    entryAmount: undefined as Decimal | undefined,
+    quote: new Decimal(params.quoteAmount),
+  }),
+  onCandle(ctx) {
+    const { params: p, state: s, candle, marketInfo } = ctx;
+    const close = ctx.candles.close(-1);
+    const signal = s.cross.next(s.fast.nextValue(close), s.slow.nextValue(close));
+    if (signal === undefined) return [];
+    const openBuys = ctx.openOrders.filter((o) => o.side === 'buy');
+    const openSells = ctx.openOrders.filter((o) => o.side === 'sell');
+
+    if (signal === 'up') {
+      if (openBuys.length > 0 || s.entryAmount !== undefined) return [];
+      const activation = roundPrice(candle.close.times(ratio(1 + p.entryOffset)), marketInfo);
+      const amount = amountForNotional(s.quote, activation, marketInfo);
+      if (amount.isZero()) return [];
+      s.entryAmount = amount;
+      return [{
+        kind: 'stop_limit', market: ctx.market, side: 'buy', amount, activationPrice: activation,
+        price: roundPrice(activation.times(ratio(1 + p.slippage)), marketInfo), purpose: 'entry',
+      }];
+    }
+
+    // Death cross: drop an entry that has not triggered, exit a held position.
+    const out: Intent[] = openBuys.map((o) => ({ kind: 'cancel', market: ctx.market, clientOrderId: o.clientOrderId }));
+    const entered = s.entryAmount;
+    s.entryAmount = undefined;
+    if (entered === undefined || openBuys.length > 0 || openSells.length > 0 || !looksFilled(ctx, entered)) return out;
+    const held = stockAvailable(ctx);
+    const amount = held === undefined || held.greaterThan(entered) ? entered : held;
+    const activation = roundPrice(candle.close.times(ratio(1 - p.exitOffset)), marketInfo);
+    out.push({
+      kind: 'stop_limit', market: ctx.market, side: 'sell', amount, activationPrice: activation,
+      price: roundPrice(activation.times(ratio(1 - p.slippage)), marketInfo), purpose: 'exit',
+    });
+    return out;
+  },
+});
