@@ -20,18 +20,21 @@ export interface MarketClock extends Clock {
 
 // setTimeout stores its delay in a signed 32-bit int; longer delays fire at once.
 const MAX_TIMER_MS = 2_147_483_647;
-// A floor on each real wait so a clock that is paused (or moves slower than announced) does not spin.
+// A floor on each real wait so a clock that moves slower than announced does not spin.
 const MIN_TIMER_MS = 1;
+// While a clock is paused (speed 0: moved only by hand) we cannot compute a wait: look again this often.
+const PAUSED_POLL_MS = 25;
 
 /**
- * Waits in real time on any clock that moves at `speed` x real time: sleep the scaled distance,
- * then look again, because the clock may have been slower, paused or adjusted meanwhile.
+ * Waits in real time on any clock that moves at `speed()` x real time: sleep the scaled distance,
+ * then look again, because the clock may have been slower, paused, sped up or moved meanwhile.
  */
-export async function sleepUntilScaled(clock: Clock, speed: number, targetMs: number, signal?: AbortSignal): Promise<void> {
+export async function sleepUntilScaled(clock: Clock, speed: () => number, targetMs: number, signal?: AbortSignal): Promise<void> {
   while (!signal?.aborted) {
     const remaining = targetMs - clock.nowMs();
     if (remaining <= 0) return;
-    const realMs = Math.min(MAX_TIMER_MS, Math.max(MIN_TIMER_MS, Math.ceil(remaining / speed)));
+    const s = speed();
+    const realMs = s > 0 ? Math.min(MAX_TIMER_MS, Math.max(MIN_TIMER_MS, Math.ceil(remaining / s))) : PAUSED_POLL_MS;
     await realDelay(realMs, signal);
   }
 }
@@ -64,7 +67,7 @@ export class WallMarketClock implements MarketClock {
     return this.base.nowMs();
   }
   sleepUntil(targetMs: number, signal?: AbortSignal): Promise<void> {
-    return sleepUntilScaled(this.base, 1, targetMs, signal);
+    return sleepUntilScaled(this.base, () => 1, targetMs, signal);
   }
 }
 
@@ -91,20 +94,25 @@ export class AcceleratedMarketClock implements MarketClock {
   }
 
   sleepUntil(targetMs: number, signal?: AbortSignal): Promise<void> {
-    return sleepUntilScaled(this, this.speed, targetMs, signal);
+    return sleepUntilScaled(this, () => this.speed, targetMs, signal);
   }
 }
 
-/** Wraps any Clock that moves at a known speed (e.g. the simulator's own market clock). */
+/**
+ * Wraps a clock that carries its own speed, such as the simulator's SimClock (whose speed can change
+ * at run time, and is 0 while it is moved only by hand: sleepers then look again every 25 ms).
+ * Lets the daemon's pollers and scheduler follow the simulated exchange's market time in paper mode.
+ */
 export class ScaledMarketClock implements MarketClock {
-  constructor(private readonly base: Clock, readonly speed: number) {
-    checkSpeed(speed);
+  constructor(private readonly base: Clock & { readonly speed: number }) {}
+  get speed(): number {
+    return this.base.speed;
   }
   nowMs(): number {
     return this.base.nowMs();
   }
   sleepUntil(targetMs: number, signal?: AbortSignal): Promise<void> {
-    return sleepUntilScaled(this.base, this.speed, targetMs, signal);
+    return sleepUntilScaled(this.base, () => this.base.speed, targetMs, signal);
   }
 }
 

@@ -46,8 +46,15 @@ describe('market clocks', () => {
     await p; // resolves despite the far target
   });
 
-  test('ScaledMarketClock reads the wrapped clock', () => {
-    const base = new ManualClock(42);
-    expect(new ScaledMarketClock(base, 60).nowMs()).toBe(42);
+  test('ScaledMarketClock follows a clock that carries its own (changeable, possibly zero) speed', async () => {
+    const base = Object.assign(new ManualClock(42), { speed: 0 });
+    const clock = new ScaledMarketClock(base);
+    expect(clock.nowMs()).toBe(42);
+    expect(clock.speed).toBe(0);
+    const woke = clock.sleepUntil(100);
+    base.setMs(100); // a paused clock moved by hand: the sleeper sees it on its next look
+    await woke;
+    base.speed = 60;
+    expect(clock.speed).toBe(60);
   });
 });
