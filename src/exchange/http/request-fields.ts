@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CLIENT_ORDER_ID_MAX_LENGTH, CLIENT_ORDER_ID_PATTERN } from '../../core/client-order-id';
+import { CLIENT_ORDER_ID_MAX_LENGTH } from '../../core/client-order-id';
 import { Decimal } from '../../domain/decimal';
 import { MARKET_NAME } from '../../domain/market';
 
@@ -54,7 +54,7 @@ export function positiveId(field: string) {
 
 export const market = z
   .string({ error: (i) => (i.input === undefined ? required('market') : 'Market field should be a string.') })
-  .min(1, { error: 'Market field should not be empty string.' })
+  .min(1, { error: 'Market field should not be empty string.', abort: true })
   .regex(MARKET_NAME, { error: 'Market field format is invalid.' });
 
 export const side = z.enum(['buy', 'sell'], {
@@ -68,8 +68,9 @@ export const stp = z.enum(STP_MODES, {
 
 export const clientOrderId = z
   .string({ error: 'Client order id field should be a string.' })
-  .max(CLIENT_ORDER_ID_MAX_LENGTH, { error: `Client order id may not be greater than ${CLIENT_ORDER_ID_MAX_LENGTH} characters.` })
-  .regex(CLIENT_ORDER_ID_PATTERN, {
+  .max(CLIENT_ORDER_ID_MAX_LENGTH, { error: `Client order id may not be greater than ${CLIENT_ORDER_ID_MAX_LENGTH} characters.`, abort: true })
+  // Charset only; the length rule above already ran (CLIENT_ORDER_ID_PATTERN is the combined rule).
+  .regex(/^[A-Za-z0-9._-]+$/, {
     error: 'Client order id field should contain only letters, digits, dashes, dots and underscores.',
   });
 
