@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# tradebot image: build with `docker build -t tradebot .`; run with secrets from the environment:
+#   docker run --rm --stop-timeout 20 -p 9464:9464 \
+#     -e TRADEBOT_API_KEY -e TRADEBOT_API_SECRET -e TRADEBOT_REDIS_URL \
+#     -v "$PWD/config/live.yaml:/app/config/live.yaml:ro" tradebot
+# --stop-timeout: Docker's default (10 s) equals the daemon's shutdown delay; give it more.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: compile TypeScript to dist/ ------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` runs the build, and the sources are not copied yet.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY strategies ./strategies
+COPY bench ./bench
+# Benchmarks are part of the build (tsconfig.build.json) and may import test helpers.
+COPY test/helpers ./test/helpers
+RUN npm run build
+
+# ---- runtime: production dependencies and the compiled code only -----------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    TRADEBOT_CONFIG__METRICS__HOST=0.0.0.0
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /src/dist ./dist
+# Lua scripts are read at run time from src/store/scripts (tsc does not copy them to dist/).
+COPY src/store/scripts/ ./src/store/scripts/
+COPY config ./config
+COPY strategies ./strategies
+
+# The base image's `node` user (uid 1000), given numerically so Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
+EXPOSE 9464
+
+# Liveness over the metrics port. node, not curl: the slim image has no curl.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "const p=process.env.TRADEBOT_CONFIG__METRICS__PORT||9464;require('http').get('http://127.0.0.1:'+p+'/healthz',r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).setTimeout(4000,()=>process.exit(1))"]
+
+# node runs as PID 1 (exec form, no shell in between), so SIGTERM reaches the daemon, whose
+# lifecycle stops components in reverse order within shutdown.graceMs. PID 1 gets no default
+# signal handlers from the kernel: the daemon installs its own SIGTERM/SIGINT handlers, and it
+# starts no child processes, so there are no zombies to reap and no need for tini
+# (`docker run --init` adds one if that ever changes).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/main.js", "run", "--config", "/app/config/live.yaml"]

@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { execForm, parseDockerfile } from './dockerfile-parse';
+
+const root = join(__dirname, '../../..');
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+const yamlDoc = <T>(p: string) => parse(read(p)) as T;
+
+/** The daemon's graceful-shutdown delay (config shutdown.graceMs default). */
+const SHUTDOWN_GRACE_MS = 10_000;
+const METRICS_PORT = 9464;
+
+type Obj = Record<string, any>;
+
+describe('Kubernetes manifests', () => {
+  const deployment = yamlDoc<Obj>('deploy/k8s/deployment.yaml');
+  const service = yamlDoc<Obj>('deploy/k8s/service.yaml');
+  const monitor = yamlDoc<Obj>('deploy/k8s/servicemonitor.yaml');
+  const configMap = yamlDoc<Obj>('deploy/k8s/configmap.yaml');
+  const secret = yamlDoc<Obj>('deploy/k8s/secret.example.yaml');
+  const pod = deployment['spec']['template']['spec'];
+  const [container] = pod['containers'] as Obj[];
+  if (container === undefined) throw new Error('no container');
+  const metricsPort = (container['ports'] as Obj[]).find((p) => p['name'] === 'metrics');
+
+  it('every file is a single well-formed document', () => {
+    for (const f of ['deployment', 'service', 'servicemonitor', 'configmap', 'secret.example']) {
+      const docs = parseAllDocuments(read(`deploy/k8s/${f}.yaml`));
+      expect([f, docs.length, docs[0]?.errors]).toEqual([f, 1, []]);
+    }
+    expect([deployment['kind'], service['kind'], monitor['kind'], configMap['kind'], secret['kind']])
+      .toEqual(['Deployment', 'Service', 'ServiceMonitor', 'ConfigMap', 'Secret']);
+    expect(monitor['apiVersion']).toBe('monitoring.coreos.com/v1');
+  });
+
+  it('selects its own pods', () => {
+    const labels = deployment['spec']['template']['metadata']['labels'];
+    expect(labels).toMatchObject(deployment['spec']['selector']['matchLabels']);
+    expect(labels).toMatchObject(service['spec']['selector']);
+  });
+
+  it('probes /healthz and /readyz on the metrics port', () => {
+    expect(metricsPort?.['containerPort']).toBe(METRICS_PORT);
+    for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz'], ['startupProbe', '/healthz']] as const) {
+      const get = container[probe]?.['httpGet'];
+      expect([probe, get?.['path']]).toEqual([probe, path]);
+      expect([probe, [METRICS_PORT, 'metrics'].includes(get?.['port'])]).toEqual([probe, true]);
+    }
+    expect(container['env']).toEqual(expect.arrayContaining([{ name: 'TRADEBOT_CONFIG__METRICS__HOST', value: '0.0.0.0' }]));
+  });
+
+  it('gives the daemon more time to stop than its shutdown delay', () => {
+    expect(pod['terminationGracePeriodSeconds'] * 1000).toBeGreaterThan(SHUTDOWN_GRACE_MS);
+  });
+
+  it('runs non-root, read-only, without privilege escalation or capabilities', () => {
+    const sc = container['securityContext'];
+    expect(pod['securityContext']['runAsNonRoot'] === true || sc['runAsNonRoot'] === true).toBe(true);
+    expect(pod['securityContext']['runAsUser']).toBeGreaterThan(0);
+    expect(sc).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(sc['capabilities']['add']).toBeUndefined();
+    expect(sc['privileged']).not.toBe(true);
+  });
+
+  it('sets resource requests and limits', () => {
+    const r = container['resources'];
+    for (const k of ['requests', 'limits']) expect([k, r[k]?.['cpu'] !== undefined, r[k]?.['memory'] !== undefined]).toEqual([k, true, true]);
+  });
+
+  it('takes secrets from the Secret and config from the ConfigMap, never inline', () => {
+    const env = Object.fromEntries((container['env'] as Obj[]).map((e) => [e['name'], e]));
+    for (const name of ['TRADEBOT_API_KEY', 'TRADEBOT_API_SECRET', 'TRADEBOT_REDIS_URL']) {
+      expect([name, env[name]?.['value']]).toEqual([name, undefined]);
+      expect(env[name]?.['valueFrom']?.['secretKeyRef']).toEqual({ name: secret['metadata']['name'], key: name });
+      expect(Object.keys(secret['stringData'])).toContain(name);
+      expect(secret['stringData'][name]).toMatch(/^<.*>$/); // a placeholder, not a value
+    }
+    const volume = (pod['volumes'] as Obj[]).find((v) => v['configMap']?.['name'] === configMap['metadata']['name']);
+    const mount = (container['volumeMounts'] as Obj[]).find((m) => m['name'] === volume?.['name']);
+    expect(mount?.['readOnly']).toBe(true);
+    const configArg = (container['args'] as string[])[(container['args'] as string[]).indexOf('--config') + 1];
+    expect(Object.keys(configMap['data']).map((k) => `${mount?.['mountPath']}/${k}`)).toContain(configArg);
+    const liveConfig = parse(configMap['data']['live.yaml'] as string) as Obj;
+    expect(liveConfig['mode']).toBe('live');
+    expect(liveConfig['shutdown']['graceMs']).toBe(SHUTDOWN_GRACE_MS);
+    expect(configMap['data']['live.yaml']).not.toMatch(/apiSecret|apiKey|password/i);
+  });
+
+  it('ServiceMonitor selects the Service by its labels and scrapes its metrics port', () => {
+    expect(service['metadata']['labels']).toMatchObject(monitor['spec']['selector']['matchLabels']);
+    const [endpoint] = monitor['spec']['endpoints'] as Obj[];
+    expect(endpoint?.['path']).toBe('/metrics');
+    const servicePort = (service['spec']['ports'] as Obj[]).find((p) => p['name'] === endpoint?.['port']);
+    expect(servicePort?.['port']).toBe(METRICS_PORT);
+    expect([metricsPort?.['name'], METRICS_PORT]).toContain(servicePort?.['targetPort']);
+  });
+});
+
+describe('Dockerfile', () => {
+  const instructions = parseDockerfile(read('Dockerfile'));
+  const stages = instructions.filter((i) => i.keyword === 'FROM');
+  const lastStage = stages.length - 1;
+  const final = instructions.filter((i) => i.stage === lastStage);
+  const one = (keyword: string) => final.filter((i) => i.keyword === keyword);
+
+  it('is multi-stage on Node 20 slim, building in the first stage', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const arg = instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='));
+    expect(arg?.args).toBe('NODE_IMAGE=node:20-bookworm-slim');
+    const build = instructions.filter((i) => i.stage === 0 && i.keyword === 'RUN').map((i) => i.args).join('\n');
+    expect(build).toMatch(/npm ci/);
+    expect(build).toMatch(/npm run build/);
+  });
+
+  it('installs only production dependencies, without scripts, in the runtime stage', () => {
+    const runs = one('RUN').map((i) => i.args).join('\n');
+    expect(runs).toMatch(/npm ci --omit=dev --ignore-scripts/);
+    const copies = one('COPY').map((i) => i.args);
+    expect(copies).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^--from=build \S*dist \.\/dist$/),
+      expect.stringMatching(/^src\/store\/scripts\/? \.\/src\/store\/scripts\/?$/),
+      expect.stringMatching(/^config \.\/config$/),
+      expect.stringMatching(/^strategies \.\/strategies$/),
+    ]));
+  });
+
+  it('runs as a non-root numeric user', () => {
+    const [user] = one('USER').slice(-1);
+    expect(user?.args).toMatch(/^[1-9]\d*(:\d+)?$/);
+  });
+
+  it('checks health on /healthz with node and stops with SIGTERM', () => {
+    const [hc] = one('HEALTHCHECK');
+    const cmd = execForm(hc?.args.replace(/^.*?CMD\s+/, '') ?? '');
+    expect(cmd?.[0]).toBe('node');
+    expect(cmd?.join(' ')).toMatch(/\/healthz/);
+    expect(one('STOPSIGNAL')[0]?.args).toBe('SIGTERM');
+  });
+
+  it('starts node directly (exec form) on the live config', () => {
+    const cmd = execForm(one('CMD').slice(-1)[0]?.args ?? '');
+    expect(cmd).toEqual(['node', 'dist/src/main.js', 'run', '--config', '/app/config/live.yaml']);
+    expect(one('ENTRYPOINT')).toEqual([]);
+  });
+
+  it('sets NODE_ENV=production and bakes in no secrets', () => {
+    const env = one('ENV').map((i) => i.args).join(' ');
+    expect(env).toMatch(/NODE_ENV=production/);
+    for (const i of instructions.filter((x) => x.keyword === 'ENV' || x.keyword === 'ARG')) {
+      expect(i.args).not.toMatch(/SECRET|API_KEY|PASSWORD|TOKEN|REDIS_URL/i);
+    }
+    const copies = instructions.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD').map((i) => i.args).join('\n');
+    expect(copies).not.toMatch(/\.env|secret|\.pem|\.key\b|live\.yaml/i);
+    expect(read('.dockerignore')).toMatch(/^\.env$/m);
+    expect(read('.dockerignore')).toMatch(/^config\/live\.yaml$/m);
+    expect(read('.dockerignore')).toMatch(/^node_modules$/m);
+  });
+});
+
+describe('pm2 ecosystem file', () => {
+  const { apps } = require(join(root, 'ecosystem.config.js')) as { apps: Obj[] };
+  const app = apps.find((a) => a['name'] === 'tradebot');
+
+  it('runs the built daemon on the paper config in fork mode', () => {
+    expect(app?.['script']).toBe('dist/src/main.js');
+    expect(app?.['args']).toEqual(['run', '--config', process.env['TRADEBOT_CONFIG'] ?? 'config/paper.yaml']);
+    expect(app?.['exec_mode']).toBe('fork');
+  });
+
+  it('waits longer than the shutdown delay before SIGKILL, and backs off restarts', () => {
+    expect(app?.['kill_timeout']).toBeGreaterThan(SHUTDOWN_GRACE_MS);
+    expect(app?.['exp_backoff_restart_delay']).toBeGreaterThan(0);
+    expect(app?.['max_restarts']).toBeGreaterThan(0);
+    expect(app?.['stop_exit_codes']).toContain(78);
+    expect(app?.['wait_ready']).toBe(true);
+  });
+
+  it('has paper and live environments without secrets', () => {
+    expect(app?.['env_paper']).toBeDefined();
+    expect(app?.['env_live']).toMatchObject({ NODE_ENV: 'production' });
+    const text = JSON.stringify(app);
+    expect(text).not.toMatch(/TRADEBOT_API_SECRET|TRADEBOT_API_KEY|TRADEBOT_REDIS_URL/);
+  });
+});
