@@ -30,6 +30,7 @@ svg .marker{stroke-width:1.3}
 svg .marker.buy{fill:#16a34a;stroke:#16a34a}svg .marker.sell{fill:#dc2626;stroke:#dc2626}
 svg .marker.exit{fill:#fff}
 svg .marker.flip{stroke:#111827}
+svg .dense .marker{opacity:.75;stroke-width:1}
 .legend{display:flex;gap:18px;flex-wrap:wrap;color:#4b5363;font-size:13px;margin:4px 0 8px}
 .legend svg{display:inline-block;width:14px;height:12px;vertical-align:-1px;margin-right:4px}
 `;

@@ -52,6 +52,8 @@ export function renderLineChart(spec: LineChartSpec): string {
   const x = (t: number): number => MARGIN.left + ((t - t0) / (t1 > t0 ? t1 - t0 : 1)) * PLOT_W;
   const y = (v: number): number => MARGIN.top + (1 - (v - lo) / (hi - lo)) * plotH;
 
+  // Many fills would bury the price line under full-size triangles: shrink them as they crowd.
+  const size = markers.length > 600 ? 2.5 : markers.length > 150 ? 3.5 : 5;
   const points = downsampleM4(spec.times, spec.values, t0, t1, PLOT_W, spec.maxStep);
   const dataAttrs = Object.fromEntries(Object.entries(spec.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
   const attrs = Object.entries({ ...(spec.id === undefined ? {} : { id: spec.id }), class: spec.className, ...dataAttrs })
@@ -63,7 +65,7 @@ export function renderLineChart(spec: LineChartSpec): string {
     yAxis(lo, hi, y, plotH, spec.yLabel),
     xAxis(t0, t1, x, spec.height),
     `<path class="line" data-points="${points.length}" d="${pathData(points, x, y)}"/>`,
-    `<g class="markers" data-count="${markers.length}">${markers.map((m) => marker(m, x(m.t), y(m.v))).join('')}</g>`,
+    `<g class="markers${size < 5 ? ' dense' : ''}" data-count="${markers.length}">${markers.map((m) => marker(m, x(m.t), y(m.v), size)).join('')}</g>`,
     '</svg>',
   ].join('\n');
 }
@@ -72,11 +74,10 @@ function pathData(points: readonly DrawPoint[], x: (t: number) => number, y: (v:
   return points.map((p) => `${p.gapBefore ? 'M' : 'L'}${x(p.t).toFixed(1)} ${y(p.v).toFixed(1)}`).join('');
 }
 
-function marker(m: ChartMarker, px: number, py: number): string {
+function marker(m: ChartMarker, px: number, py: number, size: number): string {
   // The triangle's tip sits on the fill price; buys point up from below, sells down from above.
-  const d = m.side === 'buy'
-    ? `M${px.toFixed(1)} ${py.toFixed(1)}l5 9h-10z`
-    : `M${px.toFixed(1)} ${py.toFixed(1)}l5 -9h-10z`;
+  const h = (size * 1.8).toFixed(1);
+  const d = `M${px.toFixed(1)} ${py.toFixed(1)}l${size} ${m.side === 'buy' ? h : `-${h}`}h-${2 * size}z`;
   return `<path class="marker ${m.side} ${m.action}" data-side="${m.side}" data-action="${m.action}" d="${d}"><title>${escapeHtml(m.label)}</title></path>`;
 }
 
