@@ -1,0 +1,164 @@
+import { SystemClock, type Clock } from '../core/clock';
+import type { MarketInfo, MarketName } from '../domain/market';
+import { LIMITS, type LimitTable } from '../limiter/limits';
+import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
+import { SimEngine } from './engine/sim-engine';
+import type { AccountFunding, EngineEvent } from './engine/types';
+import { MINUTE, RandomWalkSource, RowsCandleSource, type CandleSource } from './market/candle-source';
+import { MarketFeed } from './market/market-feed';
+import { SimClock } from './market/sim-clock';
+import { Faults, type FaultSettings } from './server/faults';
+import { SimHttpServer } from './server/sim-http-server';
+import { simMarketInfo } from './sim-markets';
+
+/**
+ * The simulated exchange in-process: paper mode and tests start it with this, the CLI command wraps it.
+ *
+ *   const sim = await startSimulatedExchange({ apiKey: 'k', apiSecret: 's', balances: { USDT: '10000' },
+ *     markets: [{ name: 'BTC_USDT', csvPath: 'config/data/btc_usdt-1m-sample.csv' }], speed: 0 });
+ *   sim.advanceBy(60);            // one market minute: the closed candle is applied to resting orders
+ *   sim.faults.enqueue('lostAnswer', { endpoint: 'stopLimit' });
+ *   await sim.close();
+ */
+export interface SimMarketOptions {
+  readonly name: MarketName;
+  /** Candle CSV (time,open,high,low,close,volume) replayed with its own timestamps; random walk when absent. */
+  readonly csvPath?: string;
+  /** Rows given directly (tests); wins over csvPath. */
+  readonly rows?: readonly CsvCandleRow[];
+  /** Overrides of the market's rules (precision, minimums, fees as ratios). */
+  readonly info?: Partial<MarketInfo>;
+  /** Random walk only: first price. Default BTC 30000, ETH 2000, others 100. */
+  readonly startPrice?: number;
+}
+
+export interface SimAccountOptions {
+  readonly apiKey: string;
+  readonly apiSecret: string;
+  readonly funding?: AccountFunding;
+}
+
+export interface SimulatedExchangeOptions {
+  /** 0 (default) = a random free port. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Single-account shortcut; `balances` funds its trading (and, by default, collateral) balance. */
+  readonly apiKey?: string;
+  readonly apiSecret?: string;
+  readonly balances?: Readonly<Record<string, string>>;
+  readonly accounts?: readonly SimAccountOptions[];
+  /** Default: BTC_USDT as a seeded random walk. */
+  readonly markets?: readonly SimMarketOptions[];
+  /** Market clock start, Unix seconds. Default: the first candle of the CSV markets, else now (minute-aligned). */
+  readonly start?: number;
+  /** Market seconds per real second. Default 60; 0 = the clock moves only through advanceTo/advanceBy. */
+  readonly speed?: number;
+  /** Seeds the random walks and the fault PRNG. Default 1. */
+  readonly seed?: number;
+  /** Rate limits per scope; false disables them. Default: limits.ts. */
+  readonly rateLimits?: LimitTable | false;
+  /** Faults active from the start (all off by default). */
+  readonly faults?: Partial<FaultSettings>;
+  /** Wall clock for nonce windows, rate windows and /time. Default SystemClock. */
+  readonly wallClock?: Clock;
+  readonly historyLimit?: number;
+}
+
+export interface SimulatedExchange {
+  readonly url: string;
+  readonly port: number;
+  readonly engine: SimEngine;
+  readonly feed: MarketFeed;
+  readonly clock: SimClock;
+  /** Moves the market clock to `seconds` and applies what closed meanwhile; returns the engine events. */
+  advanceTo(seconds: number): EngineEvent[];
+  advanceBy(seconds: number): EngineEvent[];
+  setSpeed(speed: number): void;
+  readonly faults: Faults;
+  close(): Promise<void>;
+}
+
+const WALK_HISTORY = 7 * 86_400;
+
+export async function startSimulatedExchange(options: SimulatedExchangeOptions = {}): Promise<SimulatedExchange> {
+  const seed = options.seed ?? 1;
+  const wallClock = options.wallClock ?? new SystemClock();
+  const marketOptions = options.markets ?? [{ name: 'BTC_USDT' }];
+  const recorded = new Map<MarketName, readonly CsvCandleRow[]>();
+  for (const m of marketOptions) {
+    if (m.rows !== undefined) recorded.set(m.name, m.rows);
+    else if (m.csvPath !== undefined) recorded.set(m.name, await loadCsvRows(m.csvPath));
+  }
+  const firstRecorded = Math.min(...[...recorded.values()].map((rows) => rows[0]?.time ?? Infinity));
+  const start = options.start ?? (Number.isFinite(firstRecorded) ? firstRecorded : Math.floor(wallClock.nowMs() / 1000 / MINUTE) * MINUTE);
+
+  const infos = marketOptions.map((m) => simMarketInfo(m.name, m.info));
+  const sources = new Map<MarketName, CandleSource>();
+  marketOptions.forEach((m, i) => {
+    const rows = recorded.get(m.name);
+    const info = infos[i]!;
+    sources.set(m.name, rows !== undefined ? new RowsCandleSource(rows)
+      : new RandomWalkSource(Math.floor(start / MINUTE) * MINUTE - WALK_HISTORY, m.startPrice ?? defaultStartPrice(m.name),
+        seed * 7919 + hashName(m.name), info.moneyPrec));
+  });
+
+  const clock = new SimClock(start, options.speed ?? 60, wallClock);
+  const engine = new SimEngine({ clock, markets: infos, ...(options.historyLimit === undefined ? {} : { historyLimit: options.historyLimit }) });
+  const secrets = new Map<string, string>();
+  const accounts = [...(options.accounts ?? [])];
+  if (options.apiKey !== undefined && options.apiSecret !== undefined) {
+    accounts.push({ apiKey: options.apiKey, apiSecret: options.apiSecret, funding: { trading: options.balances ?? {} } });
+  }
+  for (const account of accounts) {
+    engine.openAccount(account.apiKey, account.funding ?? {});
+    secrets.set(account.apiKey, account.apiSecret);
+  }
+  const feed = new MarketFeed(engine, clock, sources);
+  const faults = new Faults(seed);
+  if (options.faults !== undefined) faults.configure(options.faults);
+  const server = new SimHttpServer({
+    engine, feed, marketClock: clock, wallClock, secrets, faults,
+    limits: options.rateLimits === false ? undefined : (options.rateLimits ?? LIMITS),
+  });
+  const host = options.host ?? '127.0.0.1';
+  const port = await server.listen(options.port ?? 0, host);
+  // A running clock must fill orders and fire kill-switches even when nobody calls.
+  const ticker = setInterval(() => { if (clock.speed > 0) server.syncMarket(); }, 250);
+  ticker.unref();
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    engine,
+    feed,
+    clock,
+    advanceTo(seconds) {
+      clock.advanceTo(seconds);
+      return feed.sync();
+    },
+    advanceBy(seconds) {
+      clock.advanceBy(seconds);
+      return feed.sync();
+    },
+    setSpeed(speed) {
+      clock.setSpeed(speed);
+    },
+    faults,
+    async close() {
+      clearInterval(ticker);
+      await server.close();
+    },
+  };
+}
+
+function defaultStartPrice(name: MarketName): number {
+  if (name.startsWith('BTC_')) return 30_000;
+  if (name.startsWith('ETH_')) return 2_000;
+  return 100;
+}
+
+function hashName(name: string): number {
+  let h = 0;
+  for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return h;
+}
