@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Decimal } from '../../../src/domain/decimal';
+import { RESPONSES } from '../../../src/exchange/http/responses';
+import type { EndpointId } from '../../../src/exchange/http/endpoints';
+
+const fixture = (name: string): unknown => JSON.parse(readFileSync(join(__dirname, '../../fixtures', `${name}.json`), 'utf8'));
+function parse(endpoint: EndpointId, body: unknown): any {
+  const r = RESPONSES[endpoint].safeParse(body);
+  if (!r.success) throw new Error(JSON.stringify(r.error.issues));
+  return r.data;
+}
+const d = (s: string) => new Decimal(s);
+
+describe('response parsing, one fixture per endpoint', () => {
+  test('kline: wire row is time, open, CLOSE, HIGH, LOW, volume stock, volume money', () => {
+    const [c] = parse('kline', fixture('http_get_kline'));
+    expect(c.time).toBe(1710324000);
+    expect(c.open).toEqual(d('73306.55'));
+    expect(c.close).toEqual(d('73260.84'));
+    expect(c.high).toEqual(d('73392.67'));
+    expect(c.low).toEqual(d('73121.22'));
+    expect(c.volume).toEqual(d('197.740208'));
+    expect(c.volumeMoney.toString()).toBe('14485050.86832617');
+    expect(c.open).toBeInstanceOf(Decimal);
+  });
+  test('ping and time (seconds or milliseconds)', () => {
+    expect(parse('ping', fixture('http_get_ping'))).toBe(true);
+    expect(parse('time', fixture('http_get_time'))).toBe(1631451591000);
+    expect(parse('time', { time: 1635467280514 })).toBe(1635467280514);
+  });
+  test('markets: precisions as numbers, fees percent -> ratio', () => {
+    const [m] = parse('markets', fixture('http_get_markets'));
+    expect(m).toMatchObject({ name: 'SON_USD', stock: 'SON', money: 'USD', stockPrec: 3, moneyPrec: 2, feePrec: 4, tradesEnabled: true, isCollateral: true, type: 'spot' });
+    expect(m.makerFee).toEqual(d('0.001'));
+    expect(m.takerFee).toEqual(d('0.001'));
+    expect(m.maxTotal).toEqual(d('10000000000'));
+  });
+  test('balances', () => {
+    const t = parse('tradeBalance', fixture('http_post_trade_account_balance'));
+    expect(t['USDT'].available).toEqual(d('1000.5'));
+    expect(t['USDT'].freeze).toEqual(d('12.25'));
+    const m = parse('mainBalance', fixture('http_post_main_account_balance'));
+    expect(m['BTC']).toEqual(d('0.0001'));
+  });
+  test('stop-limit order (spec snake_case)', () => {
+    const o = parse('stopLimit', fixture('http_post_order_stop_limit'));
+    expect(o).toMatchObject({ orderId: 3134995325, clientOrderId: 'tb-sma-1a2b3c4d-s8x0-o', market: 'BTC_USDT', side: 'buy', type: 'stop limit', timestamp: 1595792396.165973, activationCondition: 'gte', activated: false, status: 'FILLED' });
+    expect(o.activationPrice).toEqual(d('40000'));
+    expect(o.left).toEqual(d('0.001'));
+  });
+  test('active orders and cancel (documentation camelCase); "" client id -> undefined', () => {
+    const [o] = parse('activeOrders', fixture('http_post_orders'));
+    expect(o).toMatchObject({ orderId: 4180284841, clientOrderId: 'order1987111', status: 'PARTIALLY_FILLED' });
+    expect(o.dealStock).toEqual(d('0'));
+    const c = parse('cancelOrder', fixture('http_post_order_cancel'));
+    expect(c.status).toBe('CANCELED');
+    const noId = parse('cancelOrder', { ...(fixture('http_post_order_cancel') as object), clientOrderId: '' });
+    expect(noId.clientOrderId).toBeUndefined();
+  });
+  test('OCO list (spec), create and cancel (documentation)', () => {
+    for (const [endpoint, name] of [['ocoList', 'http_post_orders_oco'], ['ocoListAlt', 'http_post_orders_oco']] as const) {
+      const [oco] = parse(endpoint, fixture(name));
+      expect(oco.id).toBe(117703764513);
+      expect(oco.stopLoss).toMatchObject({ orderId: 45, clientOrderId: undefined, type: 'margin stop limit', activationCondition: 'gte', activated: false, status: 'OPEN' });
+      expect(oco.stopLoss.activationPrice).toEqual(d('41000'));
+      expect(oco.takeProfit).toMatchObject({ orderId: 46, type: 'margin limit', activationPrice: undefined });
+      expect(oco.takeProfit.price).toEqual(d('40000'));
+    }
+    const created = parse('collateralOco', fixture('http_post_order_collateral_oco'));
+    expect(created.stopLoss.clientOrderId).toBe('order1987111');
+    expect(created.takeProfit.dealFee).toEqual(d('0'));
+    const canceled = parse('cancelOco', fixture('http_post_order_oco_cancel'));
+    expect([canceled.stopLoss.status, canceled.takeProfit.status]).toEqual(['CANCELED', 'CANCELED']);
+  });
+  test('order history keyed by market; ctime, ftime, operator activation condition, trigger timestamp', () => {
+    const [a, b] = parse('orderHistory', fixture('http_post_trade_account_order_history'));
+    expect(a).toMatchObject({ orderId: 4986126152, market: 'BTC_USDT', clientOrderId: 'customId11', timestamp: 1597486960.311311, finishedAt: 1597486960.311332, status: 'CANCELED' });
+    expect(a.left).toEqual(d('0'));
+    expect(b).toMatchObject({ activationCondition: 'gte', activated: true, clientOrderId: undefined });
+  });
+  test('executed deals (array or keyed by market)', () => {
+    const [deal] = parse('executedDeals', fixture('http_post_trade_account_executed_history'));
+    expect(deal).toMatchObject({ id: 1343815269, orderId: 58166729555, side: 'sell', role: 'taker', clientOrderId: undefined });
+    expect(deal.fee).toEqual(d('0.009981007'));
+    const keyed = parse('executedDeals', { ETH_USDT: fixture('http_post_trade_account_executed_history') });
+    expect(keyed[0].market).toBe('ETH_USDT');
+  });
+  test('kill-switch set, delete, status', () => {
+    expect(parse('killSwitch', fixture('http_post_order_kill_switch'))).toEqual({ market: 'BTC_USDT', startTime: 1686127243, cancellationTime: 1686127343, types: ['spot', 'margin'] });
+    expect(parse('killSwitch', fixture('http_post_order_kill_switch_delete'))).toBeNull();
+    expect(parse('killSwitchStatus', fixture('http_post_order_kill_switch_status'))[0].types).toBeNull();
+  });
+  test('codes, mining accounts, JWT, websocket token', () => {
+    const codes = parse('codes', fixture('http_post_main_account_codes_my'));
+    expect(codes).toMatchObject({ total: 1, limit: 30, offset: 0 });
+    expect(codes.data[0]).toMatchObject({ status: 'Activated', ticker: 'USDT', date: 1594297865 });
+    expect(codes.data[0].amount).toEqual(d('100'));
+    expect(parse('miningAccounts', fixture('http_post_mining_accounts'))).toEqual({ data: [{ name: 'main', createdAt: 1601047200 }], limit: 100, offset: 0 });
+    expect(parse('jwt', fixture('http_post_jwt'))).toEqual({ token: 'eyJhbGciOiJIUzI1NiJ9.e30.sig', expiresAt: 1700000000 });
+    expect(parse('websocketToken', fixture('http_post_profile_websocket_token'))).toBe('866f14a1-b7d6-4e4b-a4dc-4bb8a4d2f1f0');
+  });
+  test('wrong shapes and bad decimals are refused', () => {
+    expect(RESPONSES.kline.safeParse({ success: true, message: null, result: [[1, 'x', '1', '1', '1', '1', '1']] }).success).toBe(false);
+    expect(RESPONSES.tradeBalance.safeParse({ BTC: { available: '-1', freeze: '0' } }).success).toBe(false);
+    expect(RESPONSES.stopLimit.safeParse({ order_id: 1 }).success).toBe(false);
+    expect(RESPONSES.time.safeParse({ time: 'now' }).success).toBe(false);
+  });
+});
