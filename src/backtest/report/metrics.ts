@@ -91,18 +91,23 @@ export function maxDrawdown(equity: readonly EquityPoint[]): { amount: Decimal; 
     if (peak === undefined || e.gt(peak)) peak = e;
     const fall = peak.minus(e);
     if (fall.gt(amount)) amount = fall;
-    if (peak.gt(0)) pct = Math.max(pct, fall.dividedBy(peak).times(100).toNumber());
+    // The percentage is a ratio: float division is exact enough and ~50x cheaper than Decimal's.
+    if (peak.gt(0) && !fall.isZero()) pct = Math.max(pct, (fall.toNumber() / peak.toNumber()) * 100);
   }
   return { amount, pct };
 }
 
-/** Simple returns r_i = E_i / E_{i-1} − 1 per equity sample. A step from a non-positive equity has no return and is skipped. */
+/**
+ * Simple returns r_i = E_i / E_{i-1} − 1 per equity sample, as floats (they only feed the
+ * Sharpe/Sortino ratios). A step from a non-positive equity has no return and is skipped.
+ */
 export function periodReturns(equity: readonly EquityPoint[]): number[] {
+  const values = equity.map((p) => p.equity.toNumber());
   const out: number[] = [];
-  for (let i = 1; i < equity.length; i++) {
-    const prev = (equity[i - 1] as EquityPoint).equity;
-    if (prev.lte(0)) continue;
-    out.push((equity[i] as EquityPoint).equity.dividedBy(prev).minus(1).toNumber());
+  for (let i = 1; i < values.length; i++) {
+    const prev = values[i - 1] as number;
+    if (prev <= 0) continue;
+    out.push((values[i] as number) / prev - 1);
   }
   return out;
 }
