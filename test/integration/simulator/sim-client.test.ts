@@ -1,0 +1,135 @@
+import { SystemClock } from '../../../src/core/clock';
+import { Decimal } from '../../../src/domain/decimal';
+import {
+  DuplicateClientOrderIdError, ExchangeValidationError, InsufficientFundsError, OrderNotFoundError,
+} from '../../../src/domain/errors';
+import { HttpExchangeClient } from '../../../src/exchange/http/client';
+import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
+import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
+import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
+
+// Hand-made 1m candles around 100 so every fill can be computed by hand.
+const T0 = 1_700_000_040; // minute-aligned
+const rows: CsvCandleRow[] = [
+  ['100', '101', '99', '100'], // T0
+  ['100', '106', '99.5', '104'], // T0+60: high nearer the open
+  ['104', '105', '96', '97'], // T0+120
+  ['97', '98', '90', '92'], // T0+180
+  ['92', '93', '91', '92.5'], // T0+240
+].map(([open, high, low, close], i) => ({ time: T0 + i * 60, open: open!, high: high!, low: low!, close: close!, volume: '2' }));
+
+let sim: SimulatedExchange;
+let client: HttpExchangeClient;
+
+beforeEach(async () => {
+  sim = await startSimulatedExchange({
+    apiKey: 'key-1', apiSecret: 'secret-1', balances: { USDT: '10000', BTC: '1' },
+    markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: T0, rateLimits: false,
+  });
+  const clock = new SystemClock();
+  client = new HttpExchangeClient({
+    baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' },
+    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+  });
+});
+
+afterEach(async () => {
+  await sim.close();
+});
+
+test('public: ping, time, markets, klines with the open candle last', async () => {
+  expect(await client.ping()).toBe(true);
+  expect(Math.abs((await client.fetchServerTime()) - Date.now())).toBeLessThan(5000);
+  const markets = await client.fetchMarkets();
+  expect(markets[0]).toMatchObject({ name: 'BTC_USDT', stockPrec: 6, moneyPrec: 2 });
+  expect(markets[0]!.takerFee.toString()).toBe('0.001');
+
+  sim.advanceTo(T0 + 150); // two candles closed, the third half-way
+  const candles = await client.fetchCandles({ market: 'BTC_USDT', interval: '1m', start: T0 });
+  expect(candles.map((c) => c.time)).toEqual([T0, T0 + 60, T0 + 120]);
+  expect(candles[1]!.close.toString()).toBe('104');
+  expect(candles[2]!.open.toString()).toBe('104');
+  expect(candles[2]!.close.lessThan(104)).toBe(true); // partial: on its way down to the low
+  const hours = await client.fetchCandles({ market: 'BTC_USDT', interval: '1h', start: 1_699_999_200 });
+  expect(hours).toHaveLength(1);
+  expect(hours[0]!.high.toString()).toBe('106');
+});
+
+test('stop-limit: created, activated by the candle path, filled; balances and history follow', async () => {
+  const created = await client.placeStopLimit({
+    market: 'BTC_USDT', side: 'buy', amount: '0.5', price: '105.5', activationPrice: '105', clientOrderId: 'sl-1',
+  });
+  expect(created).toMatchObject({ market: 'BTC_USDT', side: 'buy', type: 'stop limit', activated: false, activationCondition: 'gte', clientOrderId: 'sl-1' });
+  const balances = await client.fetchTradingBalances();
+  expect(balances['USDT']!.freeze.toString()).toBe('52.80275');
+
+  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'buy', amount: '0.5', price: '105.5', activationPrice: '105', clientOrderId: 'sl-1' }))
+    .rejects.toBeInstanceOf(DuplicateClientOrderIdError);
+  expect(await client.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(1);
+
+  sim.advanceTo(T0 + 120);
+  expect(await client.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(0);
+  const history = await client.fetchOrderHistory({ market: 'BTC_USDT' });
+  expect(history[0]).toMatchObject({ orderId: created.orderId, status: 'FILLED' });
+  expect(history[0]!.dealStock.toString()).toBe('0.5');
+  const deals = await client.fetchExecutedDeals({ market: 'BTC_USDT' });
+  expect(deals[0]).toMatchObject({ orderId: created.orderId, role: 'taker' });
+  expect(deals[0]!.price.toString()).toBe('105');
+  const after = await client.fetchTradingBalances();
+  expect(after['BTC']!.available.toString()).toBe('1.5');
+  expect(after['USDT']!.available.toString()).toBe('9947.4475'); // 10000 - 52.5 - 0.0525 fee
+});
+
+test('OCO over HTTP: both list paths, the stop-loss triggers and cancels the take-profit', async () => {
+  const oco = await client.placeOco({
+    market: 'BTC_USDT', side: 'sell', amount: '0.5', price: '110', activationPrice: '95', stopLimitPrice: '94', clientOrderId: 'oco-1',
+  });
+  expect(oco.stopLoss).toMatchObject({ type: 'margin stop limit', activationCondition: 'lte', activated: false });
+  expect(oco.takeProfit.type).toBe('margin limit');
+  expect(await client.fetchActiveOcoOrders({ market: 'BTC_USDT' })).toHaveLength(1);
+  const alt = new HttpExchangeClient({
+    baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' }, ocoListPath: 'docs',
+    nonceSource: new InMemoryNonceSource(new SystemClock()), limiter: new InMemoryRateLimiter(), clock: new SystemClock(), timeoutMs: 2000,
+  });
+  expect((await alt.fetchActiveOcoOrders({ market: 'BTC_USDT' }))[0]!.id).toBe(oco.id);
+
+  sim.advanceTo(T0 + 240); // the T0+180 candle falls through 95
+  expect(await client.fetchActiveOcoOrders({ market: 'BTC_USDT' })).toHaveLength(0);
+  const history = await client.fetchOrderHistory({ market: 'BTC_USDT' });
+  const byId = new Map(history.map((h) => [h.orderId, h]));
+  expect(byId.get(oco.stopLoss.orderId)?.status).toBe('FILLED');
+  expect(byId.get(oco.takeProfit.orderId)?.status).toBe('CANCELED');
+  await expect(client.cancelOco({ market: 'BTC_USDT', orderId: oco.id })).rejects.toBeInstanceOf(OrderNotFoundError);
+});
+
+test('cancel, kill-switch on the market clock, and engine rejections', async () => {
+  const order = await client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '89', activationPrice: '90' });
+  const canceled = await client.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId });
+  expect(canceled.status).toBe('CANCELED');
+  await expect(client.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId })).rejects.toBeInstanceOf(OrderNotFoundError);
+
+  await client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '79', activationPrice: '80' });
+  const timer = await client.setKillSwitch({ market: 'BTC_USDT', timeoutSeconds: 30 });
+  expect(timer).toMatchObject({ market: 'BTC_USDT', startTime: T0, cancellationTime: T0 + 30 });
+  expect(await client.fetchKillSwitchStatus('BTC_USDT')).toHaveLength(1);
+  sim.advanceTo(T0 + 31);
+  expect(await client.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(0);
+  expect(await client.fetchKillSwitchStatus()).toHaveLength(0);
+
+  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '5', price: '79', activationPrice: '80' }))
+    .rejects.toBeInstanceOf(InsufficientFundsError);
+  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.01', price: '79', activationPrice: '80' }))
+    .rejects.toBeInstanceOf(ExchangeValidationError);
+});
+
+test('account endpoints answer plausible fixed data', async () => {
+  expect(Object.keys(await client.fetchMainBalances())).toEqual([]);
+  expect((await client.fetchCodes()).data).toHaveLength(1);
+  expect((await client.fetchMiningAccounts({ name: 'sim-main' })).data).toHaveLength(1);
+  const jwt = await client.issueJwt();
+  expect(jwt.token.split('.')).toHaveLength(3);
+  expect(await client.fetchWebsocketToken()).toMatch(/^sim-ws-/);
+  const fee = new Decimal('0.001');
+  expect((await client.fetchMarkets())[0]!.makerFee.equals(fee)).toBe(true);
+});
