@@ -1,0 +1,60 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+
+/** A tiny real HTTP server on 127.0.0.1 for the exchange-client tests (no HTTP mocking library). */
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+export interface Reply {
+  readonly status?: number;
+  /** An object is sent as JSON; a string as is. */
+  readonly body?: unknown;
+  /** Never answer (to provoke a client timeout). */
+  readonly hang?: boolean;
+}
+export interface LoopbackServer {
+  readonly url: string;
+  readonly requests: SeenRequest[];
+  close(): Promise<void>;
+}
+
+export async function startServer(handler: (req: SeenRequest, index: number) => Reply): Promise<LoopbackServer> {
+  const requests: SeenRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(seen);
+      const reply = handler(seen, requests.length - 1);
+      if (reply.hang) return;
+      const text = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
+      res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json' });
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** A URL on a port nobody listens on (connection refused). */
+export async function closedPortUrl(): Promise<string> {
+  const s = createNetServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const address = s.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return `http://127.0.0.1:${address.port}`;
+}
