@@ -83,11 +83,11 @@ export class RedisOrderStore implements OrderStore {
     const reply = await withStore('recordOrder', () =>
       this.scripts.recordOrder(
         [k.order(cid), k.orderHistory(cid), k.allOrders(), k.strategyOrders(input.strategy), k.liveOrders(), k.liveCounts(), k.lease(input.strategy, input.market)],
-        [cid, now, LIVE_STATUSES.has(status) ? '1' : '0', fields['scope'] as string, entry, this.historyMax, lease ? String(lease.token) : '', ...flatten(fields)],
+        [cid, now, LIVE_STATUSES.has(status) ? '1' : '0', fields['scope'] as string, entry, this.historyMax, lease ? fenceOf(lease) : '', ...flatten(fields)],
       ),
     );
     const code = replyCode(reply);
-    if (code < 0) throw errorForLuaCode(code, { clientOrderId: cid, currentToken: reply[1], lease: lease ? describeLease(lease) : undefined });
+    if (code < 0) throw errorForLuaCode(code, { clientOrderId: cid, currentFence: reply[1], lease: lease ? describeLease(lease) : undefined });
     return { created: code === 1, record: recordFromReply(reply) };
   }
 
@@ -127,7 +127,7 @@ export class RedisOrderStore implements OrderStore {
         [k.order(cid), k.orderHistory(cid), k.liveOrders(), k.liveCounts(), leaseKey],
         [
           cid, from, to, LIVE_STATUSES.has(to) ? '1' : '0', historyEntry(now, event, from, to, patch.reason), this.historyMax,
-          lease ? String(lease.token) : '', lease ? StoreKeys.scopeId(lease.strategy, lease.market) : '',
+          lease ? fenceOf(lease) : '', lease ? StoreKeys.scopeId(lease.strategy, lease.market) : '',
           ...flatten(fields),
         ],
       ),
@@ -198,6 +198,11 @@ export class RedisOrderStore implements OrderStore {
 
 function recordFromReply(reply: ScriptReply): OrderRecord {
   return parseRecord(pairsToObject(reply[1]), (reply[2] as string[] | undefined) ?? []);
+}
+
+/** What the scripts compare with the lease hash's `fence` field (see acquire-lease.lua). */
+function fenceOf(lease: Lease): string {
+  return `${lease.token}|${lease.owner}`;
 }
 
 function describeLease(lease: Lease): Record<string, unknown> {

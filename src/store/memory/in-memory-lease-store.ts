@@ -66,9 +66,10 @@ export class InMemoryLeaseStore implements LeaseStore {
     return current ? { owner: current.owner, token: current.token, remainingMs: current.expiresAtMs - now } : undefined;
   }
 
-  /** The token of the live lease of a scope id (StoreKeys.scopeId), if any. */
-  currentToken(scopeId: string): number | undefined {
-    return this.live(scopeId, this.clock.nowMs())?.token;
+  /** Owner and token of the live lease of a scope id (StoreKeys.scopeId), if any (fencing checks). */
+  currentHolder(scopeId: string): { owner: string; token: number } | undefined {
+    const held = this.live(scopeId, this.clock.nowMs());
+    return held ? { owner: held.owner, token: held.token } : undefined;
   }
 
   private live(id: string, now: number): Held | undefined {

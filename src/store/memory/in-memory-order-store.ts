@@ -81,10 +81,10 @@ export class InMemoryOrderStore implements OrderStore {
   }
 
   private checkFence(lease: Lease, scope: string, clientOrderId: string): void {
-    const current = this.leases.currentToken(StoreKeys.scopeId(lease.strategy, lease.market));
-    if (current !== lease.token || scope !== StoreKeys.scopeId(lease.strategy, lease.market)) {
+    const current = this.leases.currentHolder(StoreKeys.scopeId(lease.strategy, lease.market));
+    if (current?.token !== lease.token || current.owner !== lease.owner || scope !== StoreKeys.scopeId(lease.strategy, lease.market)) {
       throw new LeaseLostError('this replica does not hold the lease (fencing token superseded or expired)', {
-        clientOrderId, token: lease.token, currentToken: current ?? '',
+        clientOrderId, token: lease.token, currentToken: current?.token ?? '',
       });
     }
   }

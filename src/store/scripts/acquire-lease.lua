@@ -4,7 +4,7 @@
   previous one even after the lease itself expired. Re-acquiring a lease one already holds keeps
   its token and only extends the TTL.
 
-  KEYS[1]  lease key (HASH owner, token; PX ttl)
+  KEYS[1]  lease key (HASH owner, token, fence = token '|' owner; PX ttl)
   KEYS[2]  fencing counter key (STRING, no TTL)
   ARGV[1]  owner id (unique per process instance)
   ARGV[2]  ttl_ms
@@ -22,6 +22,8 @@ if holder then
   return {1, token, tonumber(ARGV[2])}
 end
 local token = redis.call('INCR', KEYS[2])
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', token)
+-- `fence` is what the submit scripts compare: token AND owner, because a Redis restart without
+-- persistence resets the counter, and a new owner could then be handed an old owner's token number.
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'token', token, 'fence', token .. '|' .. ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {1, tostring(token), tonumber(ARGV[2])}

@@ -6,7 +6,7 @@
 
   KEYS[1]  order key (HASH)              KEYS[5]  live index (SET)
   KEYS[2]  order history key (LIST)      KEYS[6]  live counts (HASH: scope -> count)
-  KEYS[3]  all-orders index (ZSET)       KEYS[7]  lease key (HASH owner, token) of the order's scope
+  KEYS[3]  all-orders index (ZSET)       KEYS[7]  lease key (HASH owner, token, fence) of the order's scope
   KEYS[4]  strategy index (ZSET)
   ARGV[1]  client order id
   ARGV[2]  created_ms (index score)
@@ -14,17 +14,17 @@
   ARGV[4]  scope: the live-count field of (strategy, market)
   ARGV[5]  history entry (JSON made by TypeScript)
   ARGV[6]  history max length
-  ARGV[7]  fencing token, '' for no lease check
+  ARGV[7]  fence: '<token>|<owner>' of the caller's lease, '' for no lease check
   ARGV[8..] field, value pairs of the record (status included)
 
   Returns  {1, fields, history}   created (fields = HGETALL reply, history = oldest first)
            {0, fields, history}   already existed; nothing changed
-           {-2, current_token}    LEASE_LOST: no lease, or a different token ('' when none)
+           {-2, current_fence}    LEASE_LOST: no lease, or another token or owner ('' when none)
 ]]
 if ARGV[7] ~= '' then
-  local token = redis.call('HGET', KEYS[7], 'token')
-  if token ~= ARGV[7] then
-    return {-2, token or ''}
+  local fence = redis.call('HGET', KEYS[7], 'fence')
+  if fence ~= ARGV[7] then
+    return {-2, fence or ''}
   end
 end
 

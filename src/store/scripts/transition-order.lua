@@ -5,7 +5,7 @@
   which transitions are legal.
 
   KEYS[1]  order key (HASH)              KEYS[4]  live counts (HASH: scope -> count)
-  KEYS[2]  order history key (LIST)      KEYS[5]  lease key (HASH owner, token) checked when fencing
+  KEYS[2]  order history key (LIST)      KEYS[5]  lease key (HASH owner, token, fence) checked when fencing
   KEYS[3]  live index (SET)
   ARGV[1]  client order id
   ARGV[2]  expected status
@@ -13,14 +13,14 @@
   ARGV[4]  is_live: '1' when next status is live (TypeScript decides from LIVE_STATUSES)
   ARGV[5]  history entry (JSON made by TypeScript)
   ARGV[6]  history max length
-  ARGV[7]  fencing token, '' for no lease check
+  ARGV[7]  fence: '<token>|<owner>' of the caller's lease, '' for no lease check
   ARGV[8]  fencing scope: the order's scope must equal it ('' when not fencing)
   ARGV[9..] field, value pairs to set (updatedAt and the patch)
 
   Returns  {1, fields, history}   done (fields = HGETALL reply after the write)
            {-4}                   ORDER_NOT_FOUND
            {-1, current_status}   STALE_STATE: the status is no longer expected_status
-           {-2, current_token}    LEASE_LOST: fencing token missing or superseded ('' when none),
+           {-2, current_fence}    LEASE_LOST: no lease, another token or owner ('' when none),
                                   or the lease is for another scope
 ]]
 local current = redis.call('HGET', KEYS[1], 'status')
@@ -28,9 +28,9 @@ if not current then
   return {-4}
 end
 if ARGV[7] ~= '' then
-  local token = redis.call('HGET', KEYS[5], 'token')
-  if token ~= ARGV[7] or redis.call('HGET', KEYS[1], 'scope') ~= ARGV[8] then
-    return {-2, token or ''}
+  local fence = redis.call('HGET', KEYS[5], 'fence')
+  if fence ~= ARGV[7] or redis.call('HGET', KEYS[1], 'scope') ~= ARGV[8] then
+    return {-2, fence or ''}
   end
 end
 if current ~= ARGV[2] then

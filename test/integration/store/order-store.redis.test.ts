@@ -1,5 +1,5 @@
 import { ManualClock } from '../../../src/core/clock';
-import { StaleStateError } from '../../../src/domain/errors';
+import { LeaseLostError, StaleStateError } from '../../../src/domain/errors';
 import { StoreKeys } from '../../../src/store/keys';
 import { RedisLeaseStore } from '../../../src/store/lease-store';
 import type { Lease } from '../../../src/store/lease-store-port';
@@ -78,6 +78,16 @@ describe('RedisOrderStore, Redis-specific behaviour', () => {
     const commands = seen.filter((c) => c !== 'monitor');
     // Commands inside scripts are logged too (as "lua" calls); count only the client's own.
     expect(commands.filter((c) => c === 'evalsha' || c === 'eval')).toHaveLength(2);
+  });
+
+  test('after Redis lost the fencing counter, a reused token number does not let the old owner submit', async () => {
+    const { a, lease, keys } = await setup();
+    const redis = (a as unknown as { redis: import('ioredis').default }).redis;
+    await redis.del(keys.lease('sma-cross', 'BTC_USDT'), keys.fence('sma-cross', 'BTC_USDT')); // as after a restart
+    const b = (await new RedisLeaseStore(redis, keys).acquire('sma-cross', 'BTC_USDT', 'replica-b', 60_000)) as Lease;
+    expect(b.token).toBe(lease.token); // the counter started again
+    await expect(a.recordSubmit(newOrder(), lease)).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await a.recordSubmit(newOrder(), b)).created).toBe(true);
   });
 
   test('keys carry the account hash tag and never the API key', async () => {

@@ -32,17 +32,23 @@ export class RedisTestContext {
     return p;
   }
 
-  /** Deletes every key under the prefixes used, then closes the connections. */
+  /** Deletes every key under the prefixes used (on the shared test Redis), then closes the connections. */
   async cleanup(): Promise<void> {
-    const cleaner = this.clients.find((c) => c.status === 'ready');
-    if (cleaner) {
-      for (const prefix of this.prefixes) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await cleaner.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-          cursor = next;
-          if (keys.length > 0) await cleaner.del(...keys);
-        } while (cursor !== '0');
+    if (this.prefixes.length > 0) {
+      // A connection of its own: the test may have closed or broken the ones it used.
+      const cleaner = createRedis(testRedisUrl(), { lazyConnect: true });
+      try {
+        await connectRedis(cleaner);
+        for (const prefix of this.prefixes) {
+          let cursor = '0';
+          do {
+            const [next, keys] = await cleaner.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+            cursor = next;
+            if (keys.length > 0) await cleaner.del(...keys);
+          } while (cursor !== '0');
+        }
+      } finally {
+        cleaner.disconnect();
       }
     }
     for (const c of this.clients) c.disconnect();
