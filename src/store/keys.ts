@@ -23,12 +23,18 @@ export function accountIdFromApiKey(apiKey: string): string {
 const PREFIX_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 const ACCOUNT_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Ids inside key names: anything printable except braces (hash tags) and whitespace. */
+/** Raw ids inside key names (client order ids, limit ids): no braces (hash tags) and no whitespace. */
 function checkId(what: string, id: string): string {
   if (id.length === 0 || id.length > 200 || /[\s{}]/.test(id)) {
     throw new ConfigError(`invalid ${what} for a store key: ${JSON.stringify(id)}`, { path: what });
   }
   return id;
+}
+
+/** Free-form names (strategy, market): URI-encoded, so braces, spaces and '|' cannot confuse anything. */
+function encodeId(what: string, id: string): string {
+  if (id.length === 0 || id.length > 200) throw new ConfigError(`invalid ${what} for a store key: ${JSON.stringify(id)}`, { path: what });
+  return encodeURIComponent(id);
 }
 
 export class StoreKeys {
@@ -85,7 +91,7 @@ export class StoreKeys {
 
   /** ZSET: client order ids of one strategy, scored by creation time (ms). */
   strategyOrders(strategy: string): string {
-    return this.key('index-strategy', encodeURIComponent(checkId('strategy', strategy)));
+    return this.key('index-strategy', encodeId('strategy', strategy));
   }
 
   /** HASH: number of live orders per (strategy, market); field from `liveCountField`. */
@@ -105,7 +111,7 @@ export class StoreKeys {
 
   /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
   static scopeId(strategy: string, market: string): string {
-    return `${encodeURIComponent(checkId('strategy', strategy))}|${encodeURIComponent(checkId('market', market))}`;
+    return `${encodeId('strategy', strategy)}|${encodeId('market', market)}`;
   }
 
   /** Field name in the liveCounts hash. */
