@@ -1,0 +1,109 @@
+import { ExchangeValidationError } from '../domain/errors';
+import type { MarketName } from '../domain/market';
+import type { OcoReport, OrderReport } from '../domain/order';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import type { OrderRecord } from '../store/order-store-port';
+import { exchangeClientOrderId } from './oco-ids';
+import { isStopLeg } from './report-event';
+
+/** The exchange calls the settler and reconciler need (a narrow slice of the port). */
+export type LookupExchange = Pick<ExchangeClient, 'fetchActiveOrders' | 'fetchActiveOcoOrders' | 'fetchOrderHistory'>;
+
+/** Where an order was found. `nowhere` means: neither active nor in history, right now. */
+export type Finding =
+  | { readonly where: 'active' | 'history'; readonly report: OrderReport; readonly ocoId?: undefined }
+  | { readonly where: 'oco'; readonly report: OrderReport; readonly ocoId: number }
+  | { readonly where: 'nowhere'; readonly report?: undefined; readonly ocoId?: undefined };
+
+/** Active orders and OCOs of some markets, fetched once (the reconciler's batch view). */
+export interface ExchangeSnapshot {
+  readonly markets: ReadonlySet<MarketName>;
+  readonly active: readonly OrderReport[];
+  readonly ocos: readonly OcoReport[];
+}
+
+const PAGE = 100;
+
+/**
+ * Finds the exchange's view of a journal record, by order id when the journal has it, else by the
+ * clientOrderId it was sent with. Order of the questions matters: active first, then history, so an
+ * order that finishes between the two questions is still seen (in history). It only asks; it never
+ * sends an order.
+ */
+export class OrderLocator {
+  constructor(private readonly exchange: LookupExchange) {}
+
+  async locate(record: OrderRecord, snapshot?: ExchangeSnapshot): Promise<Finding> {
+    const useSnapshot = snapshot !== undefined && snapshot.markets.has(record.market);
+    if (record.kind === 'stop_limit') {
+      const active = useSnapshot ? snapshot.active : await this.activeOf(record);
+      const hit = active.find((o) => matches(record, o));
+      if (hit) return { where: 'active', report: hit };
+    } else {
+      const ocos = useSnapshot ? snapshot.ocos : await this.ocosOf(record.market);
+      for (const oco of ocos) {
+        const leg = record.kind === 'oco_sl' ? oco.stopLoss : oco.takeProfit;
+        const byOco = record.ocoId !== undefined && oco.id === record.ocoId;
+        if (byOco || matches(record, leg)) return { where: 'oco', report: leg, ocoId: oco.id };
+      }
+    }
+    const history = await this.historyOf(record);
+    const row = history.find((o) => matches(record, o) && (record.kind === 'stop_limit' || isStopLeg(o) === (record.kind === 'oco_sl')));
+    return row ? { where: 'history', report: row } : { where: 'nowhere' };
+  }
+
+  /** Every active order and OCO of the markets (paged). */
+  async snapshot(markets: Iterable<MarketName>): Promise<ExchangeSnapshot> {
+    const set = new Set(markets);
+    const active: OrderReport[] = [];
+    const ocos: OcoReport[] = [];
+    for (const market of set) {
+      active.push(...(await pages((offset) => this.exchange.fetchActiveOrders({ market, limit: PAGE, offset }))));
+      ocos.push(...(await this.ocosOf(market)));
+    }
+    return { markets: set, active, ocos };
+  }
+
+  private activeOf(record: OrderRecord): Promise<OrderReport[]> {
+    return record.orderId !== undefined
+      ? this.exchange.fetchActiveOrders({ market: record.market, orderId: record.orderId })
+      : this.exchange.fetchActiveOrders({ market: record.market, clientOrderId: exchangeClientOrderId(record) });
+  }
+
+  private ocosOf(market: MarketName): Promise<OcoReport[]> {
+    return pages((offset) => this.exchange.fetchActiveOcoOrders({ market, limit: PAGE, offset }));
+  }
+
+  private async historyOf(record: OrderRecord): Promise<OrderReport[]> {
+    try {
+      return await this.exchange.fetchOrderHistory(record.orderId !== undefined
+        ? { market: record.market, orderId: record.orderId, limit: PAGE }
+        : { market: record.market, clientOrderId: exchangeClientOrderId(record), limit: PAGE });
+    } catch (err) {
+      // The venue answers an unknown clientOrderId with 422 code 30 `OrderHistory was not found.`
+      if (err instanceof ExchangeValidationError && isHistoryNotFound(err)) return [];
+      throw err;
+    }
+  }
+}
+
+function matches(record: OrderRecord, report: OrderReport): boolean {
+  if (report.market !== record.market) return false;
+  if (record.orderId !== undefined) return report.orderId === record.orderId;
+  return report.clientOrderId === exchangeClientOrderId(record);
+}
+
+function isHistoryNotFound(err: ExchangeValidationError): boolean {
+  const fields = Object.entries(err.fieldErrors);
+  return fields.some(([field, messages]) => field.toLowerCase() === 'orderhistory' || messages.some((m) => /was not found/i.test(m)));
+}
+
+async function pages<T>(fetchPage: (offset: number) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await fetchPage(offset);
+    all.push(...page);
+    // No total in these answers: a short page is the last one. The cap bounds a misbehaving venue.
+    if (page.length < PAGE || offset >= 10_000) return all;
+  }
+}

@@ -1,0 +1,98 @@
+import type { Decimal } from '../domain/decimal';
+import type { OcoIntent, StopLimitIntent } from '../domain/intent';
+import type { MarketInfo } from '../domain/market';
+import type { NewOrderRecord } from '../store/order-store-port';
+import type { StampedIntent } from '../strategy/intent-validation';
+import { ocoLegIds, stopLimitId } from './oco-ids';
+import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from './rounding';
+
+/** Available balance of a currency in the account the order draws on; undefined = not known (check skipped). */
+export interface BalanceView {
+  available(currency: string, wallet: 'trading' | 'collateral'): Decimal | undefined;
+}
+
+/** An intent rounded and checked, with the journal records to write (one, or two OCO legs). */
+export interface PreparedOrder {
+  readonly kind: 'stop_limit' | 'oco';
+  /** The intent with every money field rounded to the market's precision. */
+  readonly intent: StopLimitIntent | OcoIntent;
+  /**
+   * Journal records; for an OCO the stop-loss leg first (its id is the one sent). Both OCO records
+   * carry the whole OCO (price = take-profit, activation + stopLimitPrice = stop-loss), as the journal's
+   * field docs say, so either leg alone can rebuild the request.
+   */
+  readonly records: readonly NewOrderRecord[];
+  /** The clientOrderId sent to the exchange. */
+  readonly sentClientOrderId: string;
+}
+
+export type Preparation = { readonly ok: true; readonly order: PreparedOrder } | { readonly ok: false; readonly rule: string; readonly reason: string };
+
+/**
+ * Rounding (rounding.ts), the market's size limits and the balance check. Pure apart from reading
+ * the balance view; nothing is journaled or sent here.
+ */
+export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balances: BalanceView | undefined): Preparation {
+  const intent = stamped.intent;
+  if (intent.kind === 'cancel') return { ok: false, rule: 'kind', reason: 'cancel intents are not orders' };
+  const side = intent.side;
+  const amount = roundAmount(intent.amount, market);
+  const price = roundLimitPrice(intent.price, side, market);
+  const activationPrice = roundActivationPrice(intent.activationPrice, side, market);
+  const ids = { strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag };
+  const base = { strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime };
+
+  if (intent.kind === 'stop_limit') {
+    const size = checkSize(amount, [price], market);
+    if (!size.ok) return size;
+    const funds = checkFunds(balances, market, 'trading', side, amount, price);
+    if (!funds.ok) return funds;
+    const cid = stopLimitId(ids);
+    return {
+      ok: true,
+      order: {
+        kind: 'stop_limit',
+        intent: { ...intent, amount, price, activationPrice },
+        records: [{ ...base, clientOrderId: cid, kind: 'stop_limit', price }],
+        sentClientOrderId: cid,
+      },
+    };
+  }
+
+  const stopLimitPrice = roundLimitPrice(intent.stopLimitPrice, side, market);
+  const size = checkSize(amount, [price, stopLimitPrice], market);
+  if (!size.ok) return size;
+  // Only one leg can execute; the venue holds the worse of the two once.
+  const worst = price.greaterThan(stopLimitPrice) ? price : stopLimitPrice;
+  const funds = checkFunds(balances, market, 'collateral', side, amount, worst);
+  if (!funds.ok) return funds;
+  const legs = ocoLegIds(ids);
+  return {
+    ok: true,
+    order: {
+      kind: 'oco',
+      intent: { ...intent, amount, price, activationPrice, stopLimitPrice },
+      records: [
+        { ...base, clientOrderId: legs.sl, kind: 'oco_sl', price, stopLimitPrice },
+        { ...base, clientOrderId: legs.tp, kind: 'oco_tp', price, stopLimitPrice },
+      ],
+      sentClientOrderId: legs.sl,
+    },
+  };
+}
+
+function checkFunds(
+  balances: BalanceView | undefined, market: MarketInfo, wallet: 'trading' | 'collateral', side: 'buy' | 'sell', amount: Decimal, price: Decimal,
+): { ok: true } | { ok: false; rule: string; reason: string } {
+  if (balances === undefined) return { ok: true };
+  const currency = side === 'buy' ? market.money : market.stock;
+  const available = balances.available(currency, wallet);
+  if (available === undefined) return { ok: true }; // unknown: the exchange checks it anyway
+  // A buy may pay the larger fee on top of the total (the venue holds it the same way).
+  const fee = market.takerFee.greaterThan(market.makerFee) ? market.takerFee : market.makerFee;
+  const needed = side === 'buy' ? amount.times(price).times(fee.plus(1)) : amount;
+  if (available.lessThan(needed)) {
+    return { ok: false, rule: 'balance', reason: `needs ${needed.toString()} ${currency} (${wallet}), ${available.toString()} available` };
+  }
+  return { ok: true };
+}
