@@ -7,6 +7,7 @@
  * - Death cross: cancel a still-open entry, and if we hold the position, place a SELL stop-limit
  *   slightly BELOW the close (activation = close x (1 - exitOffset), limit = activation x (1 - slippage)).
  *
+ * A golden cross while the exit still rests cancels that exit (the position is kept).
  * Crosses are edges (one candle each), and `ctx.openOrders` / `ctx.state` stop it from stacking a
  * second entry while one is open or held. Deterministic: the same candles give the same intents.
  */
@@ -47,6 +48,11 @@ export default defineStrategy({
 
     if (signal === 'up') {
       if (openBuys.length > 0 || s.entryAmount !== undefined) return [];
+      if (openSells.length > 0) {
+        // The trend turned up again before the exit triggered: keep the position, drop the exit.
+        s.entryAmount = openSells[0]?.amount;
+        return openSells.map((o): Intent => ({ kind: 'cancel', market: ctx.market, clientOrderId: o.clientOrderId }));
+      }
       const activation = roundPrice(candle.close.times(ratio(1 + p.entryOffset)), marketInfo);
       const amount = amountForNotional(s.quote, activation, marketInfo);
       if (amount.isZero()) return [];
