@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerApiCommand } from './api-command';
+import { registerSimExchangeCommand } from './sim-exchange-command';
 
 /**
  * Every subcommand registers itself from its own file `src/cli/<name>-command.ts`. Adding a
@@ -7,6 +8,7 @@ import { registerApiCommand } from './api-command';
  */
 const COMMANDS: readonly ((program: Command) => void)[] = [
   registerApiCommand,
+  registerSimExchangeCommand,
 ];
 
 export function buildProgram(): Command {

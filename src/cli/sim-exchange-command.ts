@@ -1,0 +1,128 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../domain/errors';
+import { MARKET_NAME } from '../domain/market';
+import type { FaultSettings } from '../simulator/server/faults';
+import {
+  startSimulatedExchange, type SimMarketOptions, type SimulatedExchangeOptions,
+} from '../simulator/start-simulated-exchange';
+
+type NumericFault = Exclude<keyof FaultSettings, 'endpoints'>;
+
+interface SimExchangeOptions {
+  port: string;
+  host: string;
+  apiKey?: string;
+  apiSecret?: string;
+  market: string[];
+  balance?: string;
+  speed: string;
+  start?: string;
+  seed: string;
+  rateLimits: boolean;
+  latencyMs?: string;
+  jitterMs?: string;
+  errorRate?: string;
+  rateLimitRate?: string;
+  timeoutRate?: string;
+  timeoutHoldMs?: string;
+  lostAnswerRate?: string;
+}
+
+/**
+ * `tradebot sim-exchange`: the simulated exchange as a process. Prints exactly one line
+ * `listening on http://127.0.0.1:<port>` when ready; stops cleanly (exit 0) on SIGTERM / SIGINT.
+ * The secret may come from TRADEBOT_SIM_API_SECRET instead of the command line.
+ */
+export function registerSimExchangeCommand(program: Command): void {
+  program
+    .command('sim-exchange')
+    .description('run the simulated exchange (same HTTP API, signing and error answers) on loopback')
+    .option('--port <port>', 'port, 0 = a random free port', '0')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--api-key <key>', 'API key accepted by the simulator (or TRADEBOT_SIM_API_KEY)')
+    .option('--api-secret <secret>', 'its secret (or TRADEBOT_SIM_API_SECRET)')
+    .option('--market <NAME[=path.csv]>', 'market to simulate, replaying a 1m candle CSV or a random walk; repeatable', collect, [])
+    .option('--balance <list>', 'starting trading balances, e.g. USDT=10000,BTC=1')
+    .option('--speed <n>', 'market seconds per real second (0 = frozen clock)', '60')
+    .option('--start <unixSeconds>', 'market clock start (default: first candle, or now)')
+    .option('--seed <n>', 'seed of random walks and faults', '1')
+    .option('--no-rate-limits', 'do not enforce the rate limits of limits.ts')
+    .option('--latency-ms <ms>', 'fault: added latency per request')
+    .option('--jitter-ms <ms>', 'fault: extra random latency up to this')
+    .option('--error-rate <share>', 'fault: share of requests answered 5xx (0..1)')
+    .option('--rate-limit-rate <share>', 'fault: share of requests answered 429')
+    .option('--timeout-rate <share>', 'fault: share of requests held, then dropped')
+    .option('--timeout-hold-ms <ms>', 'fault: how long a held request waits before it is dropped')
+    .option('--lost-answer-rate <share>', 'fault: share of requests processed but never answered')
+    .action(async (opts: SimExchangeOptions) => {
+      const sim = await startSimulatedExchange(parseSimOptions(opts, process.env));
+      process.stdout.write(`listening on ${sim.url}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGTERM', stop);
+          process.off('SIGINT', stop);
+          resolve();
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      });
+      await sim.close();
+      process.exitCode = 0;
+    });
+}
+
+export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv): SimulatedExchangeOptions {
+  const apiKey = opts.apiKey ?? env['TRADEBOT_SIM_API_KEY'];
+  const apiSecret = opts.apiSecret ?? env['TRADEBOT_SIM_API_SECRET'];
+  if ((apiKey === undefined) !== (apiSecret === undefined)) {
+    throw new ConfigError('--api-key and --api-secret go together', { path: 'apiSecret' });
+  }
+  const markets: SimMarketOptions[] = (opts.market.length > 0 ? opts.market : ['BTC_USDT']).map((spec) => {
+    const [name = '', csvPath] = spec.split('=', 2);
+    if (!MARKET_NAME.test(name)) throw new ConfigError(`--market: "${name}" is not a market name like BTC_USDT`, { path: 'market' });
+    return csvPath === undefined || csvPath === '' ? { name } : { name, csvPath };
+  });
+  const balances: Record<string, string> = {};
+  for (const part of (opts.balance ?? '').split(',').filter((p) => p !== '')) {
+    const [ticker, amount] = part.split('=', 2);
+    if (ticker === undefined || amount === undefined || !/^\d+(\.\d+)?$/.test(amount)) {
+      throw new ConfigError(`--balance: "${part}" should look like USDT=10000`, { path: 'balance' });
+    }
+    balances[ticker] = amount;
+  }
+  const faults: { -readonly [K in NumericFault]?: number } = {};
+  const setFault = (key: NumericFault, value: string | undefined, max: number): void => {
+    if (value === undefined) return;
+    faults[key] = number(value, key, max);
+  };
+  setFault('latencyMs', opts.latencyMs, 600_000);
+  setFault('jitterMs', opts.jitterMs, 600_000);
+  setFault('error5xxRate', opts.errorRate, 1);
+  setFault('rateLimitRate', opts.rateLimitRate, 1);
+  setFault('timeoutRate', opts.timeoutRate, 1);
+  setFault('timeoutHoldMs', opts.timeoutHoldMs, 3_600_000);
+  setFault('lostAnswerRate', opts.lostAnswerRate, 1);
+  return {
+    port: number(opts.port, 'port', 65_535),
+    host: opts.host,
+    ...(apiKey !== undefined && apiSecret !== undefined ? { apiKey, apiSecret, balances } : {}),
+    markets,
+    speed: number(opts.speed, 'speed', 1_000_000),
+    ...(opts.start === undefined ? {} : { start: number(opts.start, 'start', 99_999_999_999) }),
+    seed: number(opts.seed, 'seed', 2 ** 32),
+    ...(opts.rateLimits ? {} : { rateLimits: false as const }),
+    faults,
+  };
+}
+
+function number(value: string, field: string, max: number): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) {
+    throw new ConfigError(`--${field}: "${value}" is not a number between 0 and ${max}`, { path: field });
+  }
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,40 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+// Needs `npm run build` first (npm test does it): runs the real CLI entry point.
+const ROOT = join(__dirname, '..', '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+
+test('tradebot sim-exchange: one "listening on" line, answers ping, exits 0 on SIGTERM', async () => {
+  expect(existsSync(MAIN)).toBe(true);
+  const child = spawn(process.execPath, [
+    MAIN, 'sim-exchange', '--port', '0', '--api-key', 'cli-key', '--api-secret', 'cli-secret',
+    '--market', `BTC_USDT=${join(ROOT, 'config', 'data', 'btc_usdt-1m-sample.csv')}`, '--balance', 'USDT=10000,BTC=1', '--speed', '0',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const lines = createInterface({ input: child.stdout });
+  const output: string[] = [];
+  const firstLine = new Promise<string>((resolve, reject) => {
+    lines.on('line', (line) => { output.push(line); if (output.length === 1) resolve(line); });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  const line = await firstLine;
+  expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  const url = line.slice('listening on '.length);
+
+  const ping = await fetch(`${url}/api/v4/public/ping`);
+  expect(await ping.json()).toEqual(['pong']);
+  const kline = await (await fetch(`${url}/api/v1/public/kline?market=BTC_USDT&interval=1m`)).json() as { success: boolean };
+  expect(kline.success).toBe(true);
+
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = await exited;
+  expect(code).toBe(0);
+  expect(output).toEqual([line]);
+  expect(stderr).toBe('');
+}, 15_000);
