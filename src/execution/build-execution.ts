@@ -1,0 +1,84 @@
+import type { Clock } from '../core/clock';
+import type { MarketName } from '../domain/market';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import type { LeaseStore } from '../store/lease-store-port';
+import type { OrderStore } from '../store/order-store-port';
+import { NO_EVENTS, type ExecutionEvents } from './events';
+import { Executor } from './executor';
+import { InFlight } from './in-flight';
+import type { LeaseProvider } from './lease-keeper';
+import { MarketCatalog } from './market-catalog';
+import { OrderLocator } from './order-locator';
+import type { BalanceView } from './prepare-order';
+import { Readiness } from './readiness';
+import { Reconciler, type UnknownOrderPolicy } from './reconciler';
+import type { PreTradeRisk } from './risk-port';
+import { Settler } from './settler';
+
+export type ExecutionExchange = Pick<
+  ExchangeClient,
+  'fetchMarkets' | 'placeStopLimit' | 'placeOco' | 'cancelOrder' | 'cancelOco' | 'fetchActiveOrders' | 'fetchActiveOcoOrders' | 'fetchOrderHistory'
+>;
+
+export interface ExecutionSettings {
+  readonly exchange: ExecutionExchange;
+  readonly store: OrderStore;
+  /** Leases this replica holds (LeaseKeeper). */
+  readonly leases: LeaseProvider;
+  /** The lease store itself, so the settler leaves records of another LIVE replica to that replica. */
+  readonly leaseStore?: Pick<LeaseStore, 'holder'>;
+  /** This process's lease owner id. */
+  readonly owner?: string;
+  readonly risk: PreTradeRisk;
+  readonly clock: Clock;
+  readonly events?: ExecutionEvents;
+  readonly balances?: BalanceView;
+  /** Markets scanned for unknown orders (the strategies' markets). */
+  readonly markets: readonly MarketName[];
+  /** HTTP timeout of one exchange request (the client's timeoutMs). */
+  readonly requestTimeoutMs: number;
+  /** Longest time a request may wait for a rate-limit token before it is sent (default 10 000). */
+  readonly maxLimiterWaitMs?: number;
+  /** Extra margin (clock differences between replicas, slow event loop), default 5 000. */
+  readonly inFlightMarginMs?: number;
+  readonly unknownOrderPolicy?: UnknownOrderPolicy;
+  readonly reconcileIntervalMs?: number;
+  readonly reconcileRetryMs?: number;
+  readonly marketRefreshMs?: number;
+}
+
+/** Every execution component, wired once (the daemon's composition root calls this). */
+export interface Execution {
+  readonly executor: Executor;
+  readonly settler: Settler;
+  readonly reconciler: Reconciler;
+  readonly readiness: Readiness;
+  readonly catalog: MarketCatalog;
+  readonly locator: OrderLocator;
+  readonly inFlight: InFlight;
+}
+
+export function buildExecution(s: ExecutionSettings): Execution {
+  const events = s.events ?? NO_EVENTS;
+  const inFlight = new InFlight();
+  const readiness = new Readiness();
+  const locator = new OrderLocator(s.exchange);
+  const catalog = new MarketCatalog({ exchange: s.exchange, clock: s.clock, ...(s.marketRefreshMs === undefined ? {} : { refreshMs: s.marketRefreshMs }) });
+  const settler = new Settler({
+    store: s.store, locator, clock: s.clock, events, inFlight,
+    inFlightWindowMs: s.requestTimeoutMs + (s.maxLimiterWaitMs ?? 10_000) + (s.inFlightMarginMs ?? 5_000),
+    ...(s.leaseStore === undefined ? {} : { leases: s.leaseStore }),
+    ...(s.owner === undefined ? {} : { owner: s.owner }),
+  });
+  const executor = new Executor({
+    exchange: s.exchange, store: s.store, leases: s.leases, risk: s.risk, markets: catalog, settler, readiness, events, inFlight,
+    ...(s.balances === undefined ? {} : { balances: s.balances }),
+  });
+  const reconciler = new Reconciler({
+    store: s.store, locator, settler, readiness, events, clock: s.clock, exchange: s.exchange, markets: s.markets, leases: s.leases,
+    ...(s.unknownOrderPolicy === undefined ? {} : { unknownOrderPolicy: s.unknownOrderPolicy }),
+    ...(s.reconcileIntervalMs === undefined ? {} : { intervalMs: s.reconcileIntervalMs }),
+    ...(s.reconcileRetryMs === undefined ? {} : { retryMs: s.reconcileRetryMs }),
+  });
+  return { executor, settler, reconciler, readiness, catalog, locator, inFlight };
+}
