@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
 import pretty from 'pino-pretty';
 import { REDACTED } from '../config/secret';
+import { scrub } from './scrub';
 
 /** The logger every component receives. A pino logger: `log.info({ market }, 'message')`. */
 export type Logger = PinoLogger;
@@ -20,26 +21,24 @@ export interface LoggerOptions {
 }
 
 /**
- * Keys whose value is secret wherever they appear. Each is redacted at the top level and up to
- * three levels down (`*.k`, `*.*.k`, `*.*.*.k`): pino's wildcards match exactly one level, and an
- * error's `context.headers[...]` already sits three levels below the line. Mixed-case header
- * spellings are listed because ky keeps the case we set while node:http lowercases incoming ones.
+ * pino `redact` paths: the secret keys at the top level of a line or of a child's bindings, and
+ * the exchange's auth headers one level down. Exact paths only: pino's `*.` wildcards put every
+ * top-level value through the redactor and cost 50x the line itself (bench/logging.bench.ts).
+ * Every deeper level is covered by `scrub` (formatters.log), which matches the same keys at any depth.
  */
-const SECRET_KEYS = [
+const TOP_LEVEL_KEYS = [
   'apiSecret', 'api_secret', 'apiKey', 'api_key', 'secret', 'signature', 'password', 'token',
   'authorization', 'Authorization', 'cookie', 'redisUrl',
 ] as const;
-const SECRET_HEADERS = [
+const AUTH_HEADERS = [
   'X-TXC-SIGNATURE', 'X-TXC-PAYLOAD', 'X-TXC-APIKEY', 'x-txc-signature', 'x-txc-payload', 'x-txc-apikey',
   'authorization', 'Authorization',
 ] as const;
 
-const PREFIXES = ['', '*.', '*.*.', '*.*.*.'] as const;
-
 /** Every pino redact path tradebot uses; exported so tests can prove each one hides a value. */
 export const REDACT_PATHS: readonly string[] = Object.freeze([
-  ...PREFIXES.flatMap((p) => SECRET_KEYS.map((k) => `${p}${k}`)),
-  ...PREFIXES.flatMap((p) => SECRET_HEADERS.map((h) => `${p}headers["${h}"]`)),
+  ...TOP_LEVEL_KEYS,
+  ...AUTH_HEADERS.map((h) => `headers["${h}"]`),
 ]);
 
 /** The root logger. Components take `componentLogger(root, 'executor')`, never the root itself. */
@@ -51,7 +50,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // ISO time reads better in `kubectl logs` and costs little next to the network calls we log.
     timestamp: pino.stdTimeFunctions.isoTime,
     // Level names instead of numbers: log shippers (Loki, CloudWatch) filter on them directly.
-    formatters: { level: (label) => ({ level: label }) },
+    formatters: { level: (label) => ({ level: label }), log: (obj) => scrub(obj) },
     serializers: { err: pino.stdSerializers.err },
     ...(options.base === undefined ? {} : { base: { pid: process.pid, hostname: hostname(), ...options.base } }),
   };
@@ -70,7 +69,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** A child logger tagged with the component name (`executor`, `candle-poller`, `metrics-server`). */
 export function componentLogger(parent: Logger, component: string, bindings: Readonly<Record<string, unknown>> = {}): Logger {
-  return parent.child({ component, ...bindings });
+  // Bindings skip formatters.log, so they are scrubbed here (a direct `log.child()` only gets the
+  // top-level REDACT_PATHS).
+  return parent.child(scrub({ component, ...bindings }));
 }
 
 /** A fresh request id: short enough to read, unique enough to grep one request's lines. */

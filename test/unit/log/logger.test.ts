@@ -1,5 +1,6 @@
 import { Secret } from '../../../src/config/secret';
 import { componentLogger, createLogger, REDACT_PATHS, withRequestId } from '../../../src/log/logger';
+import { scrub, SECRET_KEYS } from '../../../src/log/scrub';
 import { CaptureStream } from './capture';
 
 const SECRET = 'TOPSECRET-7f3a9c';
@@ -76,6 +77,38 @@ describe('redaction', () => {
     log.child(objectAt(path)).info('child line');
     expect(stream.text()).toContain('[REDACTED]');
     expect(stream.text()).not.toContain(SECRET);
+  });
+
+  it.each(SECRET_KEYS.flatMap((k) => [k, k.toUpperCase()]).flatMap((k) => [
+    [`${k}`], [`a.${k}`], [`a.b.${k}`], [`a.b.c.${k}`], [`a.b.c.d.headers.${k}`],
+  ]))('hides a nested value at %s', (path) => {
+    const { stream, log } = capture();
+    log.info(objectAt(path), 'line');
+    componentLogger(log, 'x', objectAt(path)).info('component line');
+    expect(stream.text()).toContain('[REDACTED]');
+    expect(stream.text()).not.toContain(SECRET);
+  });
+
+  it('hides secrets in arrays, error causes and nested errors', () => {
+    const { stream, log } = capture();
+    const cause = Object.assign(new Error('inner'), { context: { signature: SECRET } });
+    const err = new Error('outer', { cause });
+    log.error({ err, list: [{ password: SECRET }], nested: { error: Object.assign(new Error('x'), { apiKey: SECRET }) } }, 'failed');
+    expect(stream.text()).toContain('outer');
+    expect(stream.text()).not.toContain(SECRET);
+  });
+
+  it('scrub leaves objects without secrets untouched (no copy) and never mutates', () => {
+    const clean = { a: { b: [1, 2, { c: 'x' }] } };
+    expect(scrub(clean)).toBe(clean);
+    const dirty = { a: { secret: SECRET }, b: { keep: 1 } };
+    const out = scrub(dirty);
+    expect(out).toEqual({ a: { secret: '[REDACTED]' }, b: { keep: 1 } });
+    expect(out.b).toBe(dirty.b);
+    expect(dirty.a.secret).toBe(SECRET);
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic['self'] = cyclic;
+    expect(() => scrub(cyclic)).not.toThrow();
   });
 
   it('hides exchange headers in a request log, an error context and a child binding', () => {
