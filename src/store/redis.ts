@@ -65,6 +65,7 @@ export function createRedis(url: string, opts: RedisFactoryOptions = {}): Redis 
  */
 export async function connectRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
   if (redis.status === 'ready') return;
+  if (redis.status === 'end') throw new StoreUnavailableError('Redis connection was closed for good (quit/disconnect)', { status: redis.status });
   if (redis.status === 'wait') redis.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
