@@ -1,0 +1,77 @@
+import { isInterval, type Interval } from '../domain/candle';
+import { Decimal, parseDecimal } from '../domain/decimal';
+import { BacktestInputError } from '../domain/errors';
+import type { RiskLimits } from '../risk/risk-limits';
+
+/**
+ * Parsing of the backtest / download command-line values. Each throws BacktestInputError naming the
+ * option, so the CLI prints one clear line.
+ */
+
+/** `1632808740` (Unix seconds) or an ISO date/time such as `2021-09-29` or `2021-09-29T07:00:00Z` (UTC when no zone). */
+export function parseTime(text: string, option: string): number {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? `${trimmed}T00:00:00Z` : /[zZ]|[+-]\d{2}:?\d{2}$/.test(trimmed) ? trimmed : `${trimmed}Z`;
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) throw new BacktestInputError(`${option}: "${text}" is neither Unix seconds nor an ISO date`, { field: option });
+  return Math.floor(ms / 1000);
+}
+
+export function parseIntervalOption(text: string, option: string): Interval {
+  if (!isInterval(text)) throw new BacktestInputError(`${option}: "${text}" is not an interval (1m, 5m, 1h, 1d, ...)`, { field: option });
+  return text;
+}
+
+/** `USDT=10000` (repeatable) -> { USDT: Decimal(10000) }. */
+export function parseBalances(items: readonly string[]): Record<string, Decimal> {
+  const out: Record<string, Decimal> = {};
+  for (const item of items) {
+    const m = /^([A-Z0-9]{1,20})=(.+)$/.exec(item.trim());
+    if (m === null) throw new BacktestInputError(`--balance expects CURRENCY=AMOUNT (e.g. USDT=10000), got "${item}"`, { field: 'balance' });
+    out[m[1] as string] = parseDecimal(m[2], `--balance ${m[1]}`);
+  }
+  return out;
+}
+
+/** `--params '{"fast":5}'`: a JSON object. */
+export function parseJsonObject(text: string, option: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new BacktestInputError(`${option}: not valid JSON: ${(err as Error).message}`, { field: option });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new BacktestInputError(`${option}: expected a JSON object`, { field: option });
+  return value as Record<string, unknown>;
+}
+
+const DECIMAL_LIMITS = ['maxOrderNotional', 'maxMarketNotional', 'priceBand', 'feeMargin', 'dailyLossLimit'] as const;
+
+/**
+ * `--risk '{"dailyLossLimit":"200","priceBand":"0.05","maxOpenOrdersPerStrategy":2}'`: the RiskLimits
+ * of the config, money as decimal strings. Unknown keys are refused (a typo must not silently disable a limit).
+ */
+export function parseRiskLimits(text: string): RiskLimits {
+  const raw = parseJsonObject(text, '--risk');
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if ((DECIMAL_LIMITS as readonly string[]).includes(key)) out[key] = parseDecimal(value, `--risk ${key}`);
+    else if (key === 'maxOpenOrdersPerStrategy' && Number.isInteger(value) && (value as number) >= 0) out[key] = value;
+    else if (key === 'checkBalance' && typeof value === 'boolean') out[key] = value;
+    else throw new BacktestInputError(`--risk: unknown or invalid limit "${key}"`, { field: 'risk' });
+  }
+  return out as RiskLimits;
+}
+
+export function decimalRecordToText(record: Readonly<Record<string, Decimal>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record)) out[k] = v.toString();
+  return out;
+}
+
+export function textRecordToDecimal(record: Readonly<Record<string, string>>): Record<string, Decimal> {
+  const out: Record<string, Decimal> = {};
+  for (const [k, v] of Object.entries(record)) out[k] = new Decimal(v);
+  return out;
+}

@@ -1,0 +1,179 @@
+import { ManualClock } from '../../core/clock';
+import { intervalSeconds, type Candle, type Interval } from '../../domain/candle';
+import type { Decimal } from '../../domain/decimal';
+import { BacktestInputError } from '../../domain/errors';
+import type { MarketInfo, MarketName } from '../../domain/market';
+import { RiskEngine } from '../../risk/risk-engine';
+import type { RiskLimits } from '../../risk/risk-limits';
+import { SimEngine } from '../../simulator/engine/sim-engine';
+import type { StampedIntent } from '../../strategy/intent-validation';
+import type { LoadedStrategy } from '../../strategy/prepare-strategy';
+import { StrategyHost, type StrategyStats } from '../../strategy/strategy-host';
+import type { BacktestFill } from '../report';
+import { AccountView } from './account-view';
+import { CandleAggregator } from './candle-aggregator';
+import { OrderFlow, type OrderLogEntry } from './order-flow';
+import { OrderJournal } from './order-journal';
+import { RealizedPnl } from './realized-pnl';
+import { RiskGate } from './risk-gate';
+
+export interface ReplayMarket {
+  readonly info: MarketInfo;
+  /** Data candles, ascending, all of `dataInterval`. */
+  readonly candles: readonly Candle[];
+}
+
+export interface ReplayInput {
+  readonly strategies: readonly LoadedStrategy[];
+  readonly markets: readonly ReplayMarket[];
+  readonly dataInterval: Interval;
+  /** Starting trading balances (the collateral balance of OCOs gets a copy, as in the simulator). */
+  readonly balances: Readonly<Record<string, Decimal>>;
+  readonly risk?: RiskLimits | undefined;
+}
+
+export interface ReplayResult {
+  readonly fills: readonly BacktestFill[];
+  readonly orders: readonly OrderLogEntry[];
+  readonly finalBalances: Readonly<Record<string, { available: Decimal; freeze: Decimal }>>;
+  readonly stats: Readonly<Record<string, StrategyStats>>;
+  /** Data candles replayed (all markets). */
+  readonly candleCount: number;
+  /** Strategy candles handed to the host. */
+  readonly strategyCandles: number;
+}
+
+const API_KEY = 'backtest';
+
+interface Lane {
+  readonly market: MarketName;
+  readonly candles: readonly Candle[];
+  readonly aggregators: readonly CandleAggregator[];
+  cursor: number;
+}
+
+/**
+ * One backtest: the data candles go through the simulated exchange's engine (the fill model of paper
+ * mode, FILL-MODEL.md) on a ManualClock, and the strategy candles built from them through the
+ * StrategyHost, whose intents take the executor's path (OrderFlow). No HTTP, no Redis, no timers.
+ *
+ * Order of events for each data time t (all markets merged, as the simulator's market feed does):
+ *   1. a strategy candle left open by a data gap is closed at its own end time;
+ *   2. the clock moves to the close of t; kill-switch timers; every market's candle at t is applied
+ *      to the engine (triggers and fills in path order);
+ *   3. strategy candles that closed with t go to the host (markets in name order); intents are
+ *      handled at once, at that clock time, against the close as the last price.
+ */
+export class BacktestReplay {
+  private readonly clock = new ManualClock(0);
+  private readonly engine: SimEngine;
+  private readonly host: StrategyHost;
+  private readonly flow: OrderFlow;
+  private readonly lanes: Lane[];
+  private readonly dataSeconds: number;
+  private strategyCandles = 0;
+
+  constructor(input: ReplayInput) {
+    this.dataSeconds = intervalSeconds(input.dataInterval);
+    const infos = new Map(input.markets.map((m) => [m.info.name, m.info]));
+    for (const s of input.strategies) {
+      if (intervalSeconds(s.interval) < this.dataSeconds) {
+        throw new BacktestInputError(`strategy ${s.name} runs on ${s.interval} candles, finer than the data (${input.dataInterval})`, { field: 'interval' });
+      }
+      for (const m of s.markets) {
+        if (!infos.has(m)) throw new BacktestInputError(`strategy ${s.name} trades ${m} but no --data was given for it`, { field: 'data', market: m });
+      }
+    }
+    this.engine = new SimEngine({ clock: this.clock, markets: [...infos.values()], historyLimit: 1 });
+    const trading: Record<string, Decimal> = { ...input.balances };
+    this.engine.openAccount(API_KEY, { trading });
+    const journal = new OrderJournal();
+    const account = new AccountView(this.engine, API_KEY);
+    const risk = new RiskEngine({ limits: input.risk ?? {}, clock: this.clock });
+    const gate = new RiskGate(risk, {
+      lastPrice: (m) => this.engine.lastPrice(m),
+      balances: () => account.balances(),
+      openOnMarket: (m) => journal.openOnMarket(m),
+    });
+    this.flow = new OrderFlow({
+      engine: this.engine, apiKey: API_KEY, clock: this.clock, markets: infos, risk: gate, journal, account,
+      pnl: new RealizedPnl(), onRealized: (amount, timeMs) => risk.recordRealizedPnl({ amount, timeMs }),
+    });
+    this.engine.onEvent((e) => this.flow.onEngineEvent(e));
+    this.host = new StrategyHost({
+      strategies: input.strategies, clock: this.clock, timeBudgetMs: Number.POSITIVE_INFINITY,
+      view: { balances: () => account.balances(), openOrders: (s, m) => journal.openOf(s, m), marketInfo: (m) => infos.get(m) },
+    });
+    this.lanes = input.markets.map((m) => {
+      const intervals = [...new Set(input.strategies.filter((s) => s.markets.includes(m.info.name)).map((s) => s.interval))].sort();
+      return { market: m.info.name, candles: m.candles, aggregators: intervals.map((iv) => new CandleAggregator(iv, input.dataInterval)), cursor: 0 };
+    });
+    for (const lane of this.lanes) {
+      const first = lane.candles[0];
+      // As the simulator's feed at the start of a replay: the last price is the first candle's open.
+      if (first !== undefined) this.engine.setLastPrice(lane.market, first.open);
+    }
+  }
+
+  async run(): Promise<ReplayResult> {
+    const lanes = this.lanes;
+    const n = lanes.length;
+    const step = this.dataSeconds;
+    let count = 0;
+    for (;;) {
+      let t = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < n; i++) {
+        const lane = lanes[i] as Lane;
+        const c = lane.candles[lane.cursor];
+        if (c !== undefined && c.time < t) t = c.time;
+      }
+      if (t === Number.POSITIVE_INFINITY) break;
+      for (let i = 0; i < n; i++) {
+        const lane = lanes[i] as Lane;
+        for (const agg of lane.aggregators) {
+          const gapClosed = agg.takeClosedBefore(t);
+          if (gapClosed !== undefined) await this.emit(lane.market, agg.interval, gapClosed.candle, gapClosed.closeTime);
+        }
+      }
+      const close = t + step;
+      this.clock.setMs(close * 1000);
+      this.engine.processTimers(close);
+      for (let i = 0; i < n; i++) {
+        const lane = lanes[i] as Lane;
+        const c = lane.candles[lane.cursor];
+        if (c !== undefined && c.time === t) this.engine.applyCandle(lane.market, c, step);
+      }
+      for (let i = 0; i < n; i++) {
+        const lane = lanes[i] as Lane;
+        const c = lane.candles[lane.cursor];
+        if (c === undefined || c.time !== t) continue;
+        lane.cursor++;
+        count++;
+        const aggs = lane.aggregators;
+        for (let a = 0; a < aggs.length; a++) {
+          const agg = aggs[a] as CandleAggregator;
+          const done = agg.push(c, close);
+          if (done !== undefined) {
+            const r = this.emit(lane.market, agg.interval, done, close);
+            if (r !== undefined) await r;
+          }
+        }
+      }
+    }
+    const stats: Record<string, StrategyStats> = {};
+    for (const name of this.host.strategyNames()) stats[name] = this.host.stats(name);
+    const finalBalances: Record<string, { available: Decimal; freeze: Decimal }> = {};
+    for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
+    return { fills: this.flow.fills, orders: this.flow.log, finalBalances, stats, candleCount: count, strategyCandles: this.strategyCandles };
+  }
+
+  /** Hands a closed strategy candle to the host; returns a promise only when an async strategy is involved. */
+  private emit(market: MarketName, interval: Interval, candle: Candle, closeTime: number): Promise<void> | undefined {
+    this.strategyCandles++;
+    this.clock.setMs(closeTime * 1000);
+    const r = this.host.handleCandle(market, interval, candle);
+    if (r instanceof Promise) return r.then((intents) => this.flow.submitAll(intents));
+    if ((r as readonly StampedIntent[]).length > 0) this.flow.submitAll(r);
+    return undefined;
+  }
+}

@@ -1,0 +1,159 @@
+import type { Clock } from '../../core/clock';
+import type { Decimal } from '../../domain/decimal';
+import { ExchangeRejectedError } from '../../domain/errors';
+import type { CancelIntent } from '../../domain/intent';
+import type { MarketInfo, MarketName } from '../../domain/market';
+import type { OrderSide } from '../../domain/order';
+import { prepareOrder } from '../../execution/prepare-order';
+import type { SimEngine } from '../../simulator/engine/sim-engine';
+import type { EngineEvent } from '../../simulator/engine/types';
+import type { StampedIntent } from '../../strategy/intent-validation';
+import type { BacktestFill } from '../report';
+import type { AccountView } from './account-view';
+import type { OrderJournal } from './order-journal';
+import type { RealizedPnl } from './realized-pnl';
+import type { RiskGate } from './risk-gate';
+
+/** What happened to one intent (the order log of the run; the parity test compares it with paper mode). */
+export interface OrderLogEntry {
+  /** Market clock (Unix s) when the intent was handled. */
+  readonly time: number;
+  readonly candleTime: number;
+  readonly strategy: string;
+  readonly market: MarketName;
+  readonly kind: 'stop_limit' | 'oco' | 'cancel';
+  readonly clientOrderId: string | undefined;
+  readonly side?: OrderSide | undefined;
+  /** Rounded values, as sent. */
+  readonly amount?: Decimal | undefined;
+  readonly price?: Decimal | undefined;
+  readonly activationPrice?: Decimal | undefined;
+  readonly stopLimitPrice?: Decimal | undefined;
+  /** placed / canceled: done; denied: a pre-trade rule (no order); rejected: the engine said no; existing: cancel of a finished order. */
+  readonly outcome: 'placed' | 'canceled' | 'denied' | 'rejected' | 'existing';
+  readonly rule?: string | undefined;
+  readonly reason?: string | undefined;
+}
+
+export interface OrderFlowDeps {
+  readonly engine: SimEngine;
+  readonly apiKey: string;
+  readonly clock: Clock;
+  readonly markets: ReadonlyMap<MarketName, MarketInfo>;
+  readonly risk: RiskGate;
+  readonly journal: OrderJournal;
+  readonly account: AccountView;
+  readonly pnl: RealizedPnl;
+  /** Realised PnL of a fill goes to the risk engine's daily loss limit. */
+  readonly onRealized: (amount: Decimal, timeMs: number) => void;
+}
+
+/**
+ * The executor's order flow without HTTP or Redis: intent -> market -> pre-trade risk -> rounding,
+ * size limits and balance (`prepareOrder`, the executor's own code) -> engine placeStopLimit /
+ * placeOco / cancel. The engine's fills come back through `onEngineEvent`: they update the journal
+ * (open orders for ctx and risk), the balance snapshot and the realised PnL for the daily loss limit.
+ */
+export class OrderFlow {
+  readonly log: OrderLogEntry[] = [];
+  readonly fills: BacktestFill[] = [];
+
+  constructor(private readonly d: OrderFlowDeps) {}
+
+  submitAll(intents: readonly StampedIntent[]): void {
+    for (let i = 0; i < intents.length; i++) this.submit(intents[i] as StampedIntent);
+  }
+
+  submit(stamped: StampedIntent): void {
+    const intent = stamped.intent;
+    if (intent.kind === 'cancel') {
+      this.cancel(stamped, intent);
+      return;
+    }
+    const base = { time: this.now(), candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind, side: intent.side };
+    const deny = (rule: string, reason: string): void => {
+      this.log.push({ ...base, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule, reason });
+    };
+    const market = this.d.markets.get(intent.market);
+    if (market === undefined || !market.tradesEnabled) return deny('market', `market ${intent.market} is not listed or not trading`);
+    const verdict = this.d.risk.check(stamped, market);
+    if (!verdict.ok) return deny(verdict.rule, verdict.reason);
+    const prepared = prepareOrder(stamped, market, this.d.account);
+    if (!prepared.ok) return deny(prepared.rule, prepared.reason);
+    const order = prepared.order;
+    const cid = order.sentClientOrderId;
+    const sent = order.intent;
+    const entry = {
+      ...base, clientOrderId: cid, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice,
+      stopLimitPrice: sent.kind === 'oco' ? sent.stopLimitPrice : undefined,
+    };
+    const view = {
+      clientOrderId: cid, strategy: stamped.strategy, market: intent.market, side: sent.side, kind: sent.kind,
+      amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice,
+      stopLimitPrice: sent.kind === 'oco' ? sent.stopLimitPrice : undefined, purpose: sent.purpose, candleTime: stamped.candleTime,
+    };
+    try {
+      // The log entry goes first: a stop that triggers and fills on arrival reports its fill during the call.
+      this.log.push({ ...entry, outcome: 'placed' });
+      if (sent.kind === 'stop_limit') {
+        const placed = this.d.engine.placeStopLimit(this.d.apiKey, {
+          market: sent.market, side: sent.side, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, clientOrderId: cid,
+        });
+        this.d.journal.addOrder(view, placed);
+      } else {
+        const placed = this.d.engine.placeOco(this.d.apiKey, {
+          market: sent.market, side: sent.side, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice,
+          stopLimitPrice: sent.stopLimitPrice, clientOrderId: cid,
+        });
+        this.d.journal.addOco(view, placed);
+      }
+    } catch (err) {
+      if (!(err instanceof ExchangeRejectedError)) throw err;
+      this.log[this.log.length - 1] = { ...entry, outcome: 'rejected', rule: err.code, reason: err.message };
+    }
+    this.d.account.touch();
+  }
+
+  /** Every engine event of our account: fills are recorded and fed back. */
+  onEngineEvent(event: EngineEvent): void {
+    const order = event.order;
+    if (order.apiKey !== this.d.apiKey) return;
+    this.d.account.touch();
+    if (event.type === 'filled') {
+      const deal = event.deal;
+      this.fills.push({
+        time: deal.time, market: deal.market, side: deal.side, amount: deal.amount, price: deal.price, fee: deal.fee,
+        clientOrderId: deal.clientOrderId, role: deal.role === 1 ? 'maker' : 'taker',
+      });
+      const realized = this.d.pnl.onFill(deal.market, deal.side, deal.amount, deal.price, deal.fee);
+      if (!realized.isZero()) this.d.onRealized(realized, deal.time * 1000);
+    }
+    this.d.journal.refresh(order.clientOrderId);
+  }
+
+  private cancel(stamped: StampedIntent, intent: CancelIntent): void {
+    const base = { time: this.now(), candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
+    const status = this.d.journal.status(intent.clientOrderId, stamped.strategy, intent.market);
+    if (status === 'unknown') {
+      this.log.push({ ...base, outcome: 'denied', rule: 'cancel_unknown', reason: `no order ${intent.clientOrderId} of ${stamped.strategy} on ${intent.market}` });
+      return;
+    }
+    if (status === 'final') {
+      this.log.push({ ...base, outcome: 'existing' });
+      return;
+    }
+    this.log.push({ ...base, outcome: 'canceled' });
+    try {
+      const ref = { clientOrderId: intent.clientOrderId };
+      if (this.d.journal.kind(intent.clientOrderId) === 'oco') this.d.engine.cancelOco(this.d.apiKey, intent.market, ref);
+      else this.d.engine.cancelOrder(this.d.apiKey, intent.market, ref);
+    } catch (err) {
+      if (!(err instanceof ExchangeRejectedError)) throw err;
+      this.log[this.log.length - 1] = { ...base, outcome: 'rejected', rule: err.code, reason: err.message };
+    }
+  }
+
+  private now(): number {
+    return this.d.clock.nowMs() / 1000;
+  }
+}

@@ -1,0 +1,83 @@
+import * as path from 'node:path';
+import type { Interval } from '../domain/candle';
+import type { Decimal } from '../domain/decimal';
+import { BacktestInputError } from '../domain/errors';
+import type { RiskLimits } from '../risk/risk-limits';
+import { simMarketInfo } from '../simulator/sim-markets';
+import type { LoadedStrategy } from '../strategy/prepare-strategy';
+import { loadStrategies } from '../strategy/strategy-loader';
+import { inferInterval, loadMarketData, type DataSpec, type MarketCandles } from './data/market-data';
+import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
+import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket } from './report';
+
+export interface BacktestSpec {
+  /** Strategy name (its `name`, not the file name). */
+  readonly strategy: string;
+  /** Folder of strategy modules; default `./strategies`. */
+  readonly strategiesDir?: string | undefined;
+  /** Overrides of the strategy's parameter defaults (validated by its schema). */
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  /** The strategy's candle interval; default the strategy's own. */
+  readonly interval?: Interval | undefined;
+  readonly balances: Readonly<Record<string, Decimal>>;
+  readonly risk?: RiskLimits | undefined;
+}
+
+/** Candles loaded once (a sweep reuses them for every run). */
+export interface BacktestData {
+  readonly markets: readonly MarketCandles[];
+  readonly dataInterval: Interval;
+}
+
+export interface BacktestOutcome {
+  readonly strategy: LoadedStrategy;
+  readonly replay: ReplayResult;
+  readonly result: BacktestResult;
+}
+
+export async function loadBacktestData(specs: readonly DataSpec[], range: { from?: number | undefined; to?: number | undefined } = {}): Promise<BacktestData> {
+  if (specs.length === 0) throw new BacktestInputError('at least one --data MARKET=FILE.csv is needed', { field: 'data' });
+  const markets = await loadMarketData(specs, range);
+  const intervals = [...new Set(markets.map((m) => inferInterval(m.candles, m.market)))];
+  if (intervals.length !== 1) throw new BacktestInputError(`the data files have different intervals (${intervals.join(', ')})`, { field: 'data' });
+  return { markets, dataInterval: intervals[0] as Interval };
+}
+
+/**
+ * Loads the named strategy from its folder (the same loader as the daemon), with the parameter
+ * overrides, trading every market that has data, optionally on another interval.
+ */
+export function loadNamedStrategy(spec: BacktestSpec, markets: readonly string[]): LoadedStrategy {
+  const dir = path.resolve(spec.strategiesDir ?? 'strategies');
+  const config = { [spec.strategy]: { markets, ...(spec.params === undefined ? {} : { params: spec.params }) } };
+  const loaded = loadStrategies(dir, { config });
+  const found = loaded.strategies.find((s) => s.name === spec.strategy);
+  if (found === undefined) {
+    const own = loaded.errors.find((e) => e.context['strategy'] === spec.strategy && e.context['reason'] !== 'unknown');
+    if (own !== undefined) throw own;
+    const names = loaded.strategies.map((s) => s.name).join(', ');
+    throw new BacktestInputError(`no strategy named "${spec.strategy}" in ${dir} (found: ${names || 'none'})`, { field: 'strategy' });
+  }
+  return spec.interval === undefined || spec.interval === found.interval ? found : Object.freeze({ ...found, interval: spec.interval });
+}
+
+/** Runs one backtest in memory and analyses it (no files written). */
+export async function runBacktest(spec: BacktestSpec, data: BacktestData): Promise<BacktestOutcome> {
+  const strategy = loadNamedStrategy(spec, data.markets.map((m) => m.market));
+  const infos = data.markets.map((m) => simMarketInfo(m.market));
+  const quotes = [...new Set(infos.map((i) => i.money))];
+  if (quotes.length !== 1) throw new BacktestInputError(`all markets must share one quote currency, got ${quotes.join(', ')}`, { field: 'data' });
+  const replay = await new BacktestReplay({
+    strategies: [strategy],
+    markets: data.markets.map((m, i) => ({ info: infos[i]!, candles: m.candles })),
+    dataInterval: data.dataInterval,
+    balances: spec.balances,
+    risk: spec.risk,
+  }).run();
+  const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, m.candles]));
+  const quoteCurrency = quotes[0] as string;
+  const equity = buildEquityCurve(replay.fills, candles, spec.balances, quoteCurrency, data.dataInterval);
+  const title = `${strategy.name} ${strategy.interval} on ${data.markets.map((m) => m.market).join(', ')} ${JSON.stringify(strategy.params)}`;
+  const result = analyseBacktest({ fills: replay.fills, candles, startBalances: spec.balances, quoteCurrency, interval: data.dataInterval, equity, title });
+  return { strategy, replay, result };
+}
