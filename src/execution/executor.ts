@@ -66,6 +66,11 @@ export class Executor {
   /** Throws NotReadyError before the first reconciliation succeeded and once drain() started. */
   async submit(stamped: StampedIntent): Promise<SubmitResult> {
     this.assertReady();
+    // Tracked from the first await, so drain() also waits for submissions still in their checks.
+    return this.deps.inFlight.track([], () => this.submitChecked(stamped));
+  }
+
+  private async submitChecked(stamped: StampedIntent): Promise<SubmitResult> {
     const intent = stamped.intent;
     if (intent.kind === 'cancel') return this.cancel(stamped.strategy, intent);
     const deny = (rule: string, reason: string): SubmitResult => {

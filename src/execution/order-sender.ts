@@ -1,5 +1,5 @@
 import {
-  DuplicateClientOrderIdError, ExchangeRejectedError, InvalidTransitionError, RequestValidationError, StaleStateError, TradebotError,
+  DuplicateClientOrderIdError, ExchangeRejectedError, ExchangeUnavailableError, InvalidTransitionError, RequestValidationError, StaleStateError, TradebotError,
 } from '../domain/errors';
 import type { OrderReport } from '../domain/order';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -23,8 +23,8 @@ export type SendOutcome =
  *
  * The two branches of domain/errors.ts decide:
  * - an answer: journal it (accept / trigger / fill ...), one compare-and-set per record;
- * - ExchangeRejectedError (the venue said no) or RequestValidationError (refused locally, nothing
- *   sent): `reject`;
+ * - ExchangeRejectedError (the venue said no), RequestValidationError (refused locally) or a
+ *   connection that never opened (transport context `notSent`): `reject`;
  * - DuplicateClientOrderIdError: the order EXISTS (an earlier send got through): look it up and adopt
  *   its order id;
  * - anything else (timeout, connection lost, 5xx, unparseable answer, a nonce/limiter failure): the
@@ -95,7 +95,10 @@ export class OrderSender {
       }
       return { outcome: 'accepted', records: out, journaled: true };
     }
-    if (err instanceof ExchangeRejectedError || err instanceof RequestValidationError) {
+    // The transport marks connection failures that happened before anything was written (e.g.
+    // ECONNREFUSED): the request cannot have had an effect, so waiting to settle it would only delay.
+    const notSent = err instanceof ExchangeUnavailableError && err.context['notSent'] === true;
+    if (err instanceof ExchangeRejectedError || err instanceof RequestValidationError || notSent) {
       const reason = describe(err);
       const out: OrderRecord[] = [];
       for (const record of records) out.push(await this.transitionSafely(record, 'reject', reason, err.code));

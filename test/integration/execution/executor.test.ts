@@ -1,0 +1,134 @@
+import { Decimal } from '../../../src/domain/decimal';
+import { NotReadyError } from '../../../src/domain/errors';
+import type { PreTradeRisk } from '../../../src/execution/risk-port';
+import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
+import { RedisTestContext } from '../store/redis-test-context';
+import { API_KEY, httpClient, MARKET, oco, replica, startSim, stopLimit, T0, until, type Replica } from './harness';
+
+const ctx = new RedisTestContext();
+let sim: SimulatedExchange;
+let r: Replica;
+
+beforeEach(async () => {
+  sim = await startSim();
+  r = await replica({
+    redis: await ctx.client(), prefix: ctx.prefix(), client: httpClient(sim.url), owner: 'test-a',
+    scopes: [['alpha', MARKET], ['beta', MARKET]],
+  });
+});
+
+afterEach(async () => {
+  r.execution.reconciler.stop();
+  await sim.close();
+  await ctx.cleanup();
+});
+
+test('nothing is submitted before the first reconciliation', async () => {
+  await expect(r.execution.executor.submit(stopLimit('alpha', T0))).rejects.toBeInstanceOf(NotReadyError);
+  expect(sim.engine.activeOrders(API_KEY)).toHaveLength(0);
+  expect(await r.store.listAll(10)).toHaveLength(0);
+  await r.execution.reconciler.runOnce();
+  expect(r.execution.readiness.check()).toEqual({ ok: true });
+});
+
+test('stop-limit: journaled, accepted, then filled on the simulator; the reconciler brings the fill to the journal', async () => {
+  await r.execution.reconciler.runOnce();
+  const result = await r.execution.executor.submit(stopLimit('alpha', T0, { amount: new Decimal('0.1234567'), price: new Decimal('105.559') }));
+  expect(result.outcome).toBe('accepted');
+  const record = (result as { records: readonly { clientOrderId: string; status: string; amount: string; price: string; orderId?: number }[] }).records[0]!;
+  expect(record).toMatchObject({ status: 'open', amount: '0.123456', price: '105.55' }); // amount down, buy price down
+  const onSim = sim.engine.activeOrders(API_KEY);
+  expect(onSim).toHaveLength(1);
+  expect(onSim[0]!.clientOrderId).toBe(record.clientOrderId);
+  expect(onSim[0]!.id).toBe(record.orderId);
+  expect(r.events.ofType('OrderSubmitted')).toHaveLength(1);
+  expect(r.events.ofType('OrderAccepted')).toHaveLength(1);
+
+  sim.advanceTo(T0 + 120); // the second candle reaches 106: triggered and filled
+  const summary = await r.execution.reconciler.runOnce();
+  expect(summary.discrepancies.status).toBe(1);
+  expect(await r.store.get(record.clientOrderId)).toMatchObject({ status: 'filled', filledAmount: '0.123456' });
+  expect(r.events.ofType('OrderFilled')).toHaveLength(1);
+});
+
+test('replaying the same intent sends nothing new', async () => {
+  await r.execution.reconciler.runOnce();
+  await r.execution.executor.submit(stopLimit('alpha', T0));
+  const again = await r.execution.executor.submit(stopLimit('alpha', T0));
+  expect(again.outcome).toBe('existing');
+  expect(sim.engine.activeOrders(API_KEY)).toHaveLength(1);
+});
+
+test('OCO: both legs journaled under one exchange id; the stop leg fills, the take-profit leg is canceled', async () => {
+  await r.execution.reconciler.runOnce();
+  const result = await r.execution.executor.submit(oco('beta', T0));
+  expect(result.outcome).toBe('accepted');
+  const legs = (result as { records: readonly { clientOrderId: string; kind: string; status: string; ocoId?: number }[] }).records;
+  expect(legs.map((l) => [l.kind, l.status])).toEqual([['oco_sl', 'open'], ['oco_tp', 'open']]);
+  const ocos = sim.engine.activeOcos(API_KEY);
+  expect(ocos).toHaveLength(1);
+  expect(ocos[0]!.clientOrderId).toBe(legs[0]!.clientOrderId);
+  expect(legs.every((l) => l.ocoId === ocos[0]!.id)).toBe(true);
+
+  sim.advanceTo(T0 + 240); // down to 90: the stop (95) fires and fills at 94.5
+  await r.execution.reconciler.runOnce();
+  expect((await r.store.get(legs[0]!.clientOrderId))?.status).toBe('filled');
+  expect((await r.store.get(legs[1]!.clientOrderId))?.status).toBe('canceled');
+});
+
+test('cancel: stop-limit and OCO are canceled at the exchange and in the journal', async () => {
+  await r.execution.reconciler.runOnce();
+  const sl = await r.execution.executor.submit(stopLimit('alpha', T0));
+  const pair = await r.execution.executor.submit(oco('beta', T0));
+  const slId = (sl as { records: readonly { clientOrderId: string }[] }).records[0]!.clientOrderId;
+  const tpId = (pair as { records: readonly { clientOrderId: string }[] }).records[1]!.clientOrderId;
+
+  const c1 = await r.execution.executor.submit({ strategy: 'alpha', interval: '1m', candleTime: T0 + 60, intent: { kind: 'cancel', market: MARKET, clientOrderId: slId } });
+  const c2 = await r.execution.executor.submit({ strategy: 'beta', interval: '1m', candleTime: T0 + 60, intent: { kind: 'cancel', market: MARKET, clientOrderId: tpId } });
+  expect([c1.outcome, c2.outcome]).toEqual(['canceled', 'canceled']);
+  expect(sim.engine.activeOrders(API_KEY)).toHaveLength(0);
+  expect(sim.engine.activeOcos(API_KEY)).toHaveLength(0);
+  const statuses = (await r.store.listAll(10)).map((x) => x.status);
+  expect(statuses.sort()).toEqual(['canceled', 'canceled', 'canceled']);
+  // another strategy cannot cancel it
+  const denied = await r.execution.executor.submit({ strategy: 'beta', interval: '1m', candleTime: T0, intent: { kind: 'cancel', market: MARKET, clientOrderId: slId } });
+  expect(denied).toMatchObject({ outcome: 'denied', rule: 'cancel_unknown' });
+});
+
+test('risk denial, size limits and a missing lease send nothing', async () => {
+  const denyAll: PreTradeRisk = { check: () => ({ ok: false, rule: 'halted', reason: 'trading halted' }) };
+  const redis = await ctx.client();
+  const denying = await replica({ redis, prefix: ctx.prefix(), client: httpClient(sim.url), owner: 'test-b', scopes: [['alpha', MARKET]], settings: { risk: denyAll } });
+  await denying.execution.reconciler.runOnce();
+  expect(await denying.execution.executor.submit(stopLimit('alpha', T0))).toMatchObject({ outcome: 'denied', rule: 'halted' });
+
+  await r.execution.reconciler.runOnce();
+  expect(await r.execution.executor.submit(stopLimit('alpha', T0, { amount: new Decimal('0.00001') }))).toMatchObject({ outcome: 'denied', rule: 'min_amount' });
+  expect(await r.execution.executor.submit(stopLimit('alpha', T0, { amount: new Decimal('0.01') }))).toMatchObject({ outcome: 'denied', rule: 'min_total' });
+  expect(await r.execution.executor.submit(stopLimit('gamma', T0))).toMatchObject({ outcome: 'denied', rule: 'lease' });
+  expect(sim.engine.activeOrders(API_KEY)).toHaveLength(0);
+  expect(await r.store.listAll(10)).toHaveLength(0);
+  expect(r.events.ofType('OrderDenied').map((e) => e.rule)).toEqual(['min_amount', 'min_total', 'lease']);
+});
+
+test('a rejection by the exchange is journaled as rejected', async () => {
+  await r.execution.reconciler.runOnce();
+  // activation price equal to the last price (100): the venue refuses it
+  const result = await r.execution.executor.submit(stopLimit('alpha', T0, { activationPrice: new Decimal('100'), price: new Decimal('100.5') }));
+  expect(result.outcome).toBe('rejected');
+  expect((await r.store.listAll(1))[0]?.status).toBe('rejected');
+  expect(r.events.ofType('OrderRejected')).toHaveLength(1);
+});
+
+test('drain: refuses new work and waits for submissions already sent', async () => {
+  await r.execution.reconciler.runOnce();
+  sim.faults.configure({ latencyMs: 300, endpoints: ['stopLimit'] });
+  const running = r.execution.executor.submit(stopLimit('alpha', T0));
+  await until(() => r.events.ofType('OrderSubmitted').length === 1); // journaled, request on its way
+  expect(r.execution.executor.inFlightCount).toBeGreaterThan(0);
+  const drained = r.execution.executor.drain(5000);
+  await expect(r.execution.executor.submit(stopLimit('alpha', T0 + 60))).rejects.toBeInstanceOf(NotReadyError);
+  expect(await drained).toBe(true);
+  expect((await running).outcome).toBe('accepted');
+  expect(r.execution.executor.inFlightCount).toBe(0);
+});
