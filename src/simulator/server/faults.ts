@@ -42,7 +42,7 @@ export interface FaultDecision {
 export class Faults {
   private settings: FaultSettings = NO_FAULTS;
   private random: () => number;
-  private readonly queue: { kind: FaultKind; endpoint: EndpointId | undefined; remaining: number }[] = [];
+  private readonly queue: { kind: FaultKind; endpoint: string | undefined; remaining: number }[] = [];
   private readonly counts: Record<FaultKind, number> = { error5xx: 0, rateLimit429: 0, timeout: 0, lostAnswer: 0 };
 
   constructor(seed = 1) {
@@ -76,8 +76,11 @@ export class Faults {
     return { ...this.counts };
   }
 
-  /** Decides the fate of one request. Cheap when faults are off (the benchmark path). */
-  decide(endpoint: EndpointId): FaultDecision {
+  /**
+   * Decides the fate of one request to `endpoint` (an EndpointId, or the path of a route outside the
+   * endpoint table). Cheap when faults are off (the benchmark path).
+   */
+  decide(endpoint: EndpointId | string): FaultDecision {
     const queued = this.queue.find((q) => q.endpoint === undefined || q.endpoint === endpoint);
     if (queued !== undefined) {
       queued.remaining -= 1;
@@ -86,7 +89,7 @@ export class Faults {
     }
     const s = this.settings;
     if (s === NO_FAULTS) return { delayMs: 0, kind: undefined };
-    if (s.endpoints !== undefined && !s.endpoints.includes(endpoint)) return { delayMs: 0, kind: undefined };
+    if (s.endpoints !== undefined && !(s.endpoints as readonly string[]).includes(endpoint)) return { delayMs: 0, kind: undefined };
     const delayMs = this.delay();
     const roll = this.random();
     let edge = s.error5xxRate;

@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../core/clock';
 import { ExchangeRejectedError } from '../../domain/errors';
 import { ENDPOINTS, type EndpointId, type EndpointSpec } from '../../exchange/http/endpoints';
-import { checkRequest } from '../../exchange/request-rules';
-import type { LimitTable } from '../../limiter/limits';
+import { checkRequest, type CheckResult } from '../../exchange/request-rules';
+import type { LimitId, LimitTable } from '../../limiter/limits';
 import type { SimEngine } from '../engine/sim-engine';
 import type { MarketFeed } from '../market/market-feed';
 import type { SimClock } from '../market/sim-clock';
 import { authenticate, TOO_MANY_REQUESTS } from './authenticate';
+import { EXTRA_PRIVATE, EXTRA_PUBLIC, type ExtraPrivateRoute } from './extra-routes';
 import type { Faults } from './faults';
 import { NonceGuard } from './nonce-guard';
 import { PRIVATE_HANDLERS, PrivateAnswer } from './private-handlers';
@@ -94,13 +95,16 @@ export class SimHttpServer {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const route = this.routes.get(`${req.method ?? 'GET'} ${path}`);
+    const extraPublic = req.method === 'GET' ? EXTRA_PUBLIC[path] : undefined;
+    const extraPrivate = req.method === 'POST' ? EXTRA_PRIVATE[path] : undefined;
+    const known = route !== undefined || extraPublic !== undefined || extraPrivate !== undefined;
     const raw = req.method === 'POST' ? await readBody(req) : '';
-    if (route === undefined || raw === undefined) {
-      res.writeHead(route === undefined ? 404 : 413).end();
+    if (!known || raw === undefined) {
+      res.writeHead(known ? 413 : 404).end();
       return;
     }
 
-    const fault = this.deps.faults.decide(route.id);
+    const fault = this.deps.faults.decide(route?.id ?? path);
     if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault.kind === 'error5xx') {
       // Alternate the two 5xx forms the exchange produces: JSON 500 and a non-JSON 503 from the gateway.
@@ -119,7 +123,18 @@ export class SimHttpServer {
     }
 
     this.syncMarket();
-    const [status, body] = route.spec.private ? this.servePrivate(route.id, path, req, raw) : this.servePublic(route.id, url, q, req);
+    let answer: readonly [number, unknown];
+    if (route !== undefined) {
+      answer = route.spec.private ? this.servePrivate(route.id, path, req, raw) : this.servePublic(route.id, url, q, req);
+    } else if (extraPublic !== undefined) {
+      const wallNowMs = this.deps.wallClock.nowMs();
+      answer = this.gate.take(extraPublic.limit, req.socket.remoteAddress ?? '?', wallNowMs)
+        ? extraPublic.answer(this.deps.engine, this.deps.feed, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), this.deps.marketClock.nowMs() / 1000)
+        : [429, TOO_MANY_REQUESTS];
+    } else {
+      answer = this.serveExtraPrivate(extraPrivate!, path, req, raw);
+    }
+    const [status, body] = answer;
     if (fault.kind === 'lostAnswer') {
       // Processed (an order may now exist), but the caller never hears about it.
       req.socket.destroy();
@@ -151,20 +166,41 @@ export class SimHttpServer {
   }
 
   private servePrivate(id: EndpointId, path: string, req: IncomingMessage, raw: string): readonly [number, unknown] {
+    const handler = PRIVATE_HANDLERS[id];
+    return this.runPrivate(ENDPOINTS[id].limit, path, req, raw, (body) => checkRequest(id, body), (apiKey, params) => {
+      if (handler === undefined) return new PrivateAnswer(404, '');
+      return handler({ engine: this.deps.engine, apiKey, params, now: this.deps.engine.now() });
+    });
+  }
+
+  private serveExtraPrivate(route: ExtraPrivateRoute, path: string, req: IncomingMessage, raw: string): readonly [number, unknown] {
+    return this.runPrivate(route.limit, path, req, raw, (body) => {
+      const parsed = route.schema.safeParse(body);
+      if (parsed.success) return { ok: true, value: parsed.data };
+      const fieldErrors: Record<string, string[]> = {};
+      for (const issue of parsed.error.issues) (fieldErrors[String(issue.path[0] ?? 'request')] ??= []).push(issue.message);
+      return { ok: false, fieldErrors };
+    }, (apiKey, params) => route.handle(this.deps.engine, apiKey, params));
+  }
+
+  /** Authenticate -> rate limit -> validate -> run, with every failure in the exchange's shape. */
+  private runPrivate(
+    limit: LimitId, path: string, req: IncomingMessage, raw: string,
+    validate: (body: Record<string, unknown>) => CheckResult,
+    run: (apiKey: string, params: Readonly<Record<string, unknown>>) => unknown,
+  ): readonly [number, unknown] {
     const wallNowMs = this.deps.wallClock.nowMs();
     const auth = authenticate(req.headers, raw, path, this.deps.secrets, this.nonces, wallNowMs);
     if (!auth.ok) return [auth.status, auth.body];
-    if (!this.gate.take(ENDPOINTS[id].limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
-    const checked = checkRequest(id, auth.body);
+    if (!this.gate.take(limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
+    const checked = validate(auth.body);
     if (!checked.ok) {
       const fields = Object.keys(checked.fieldErrors);
       const code = fields.length === 1 ? (FIELD_CODES[fields[0] ?? ''] ?? 30) : 30;
       return [422, { code, message: 'Validation failed', errors: checked.fieldErrors }];
     }
-    const handler = PRIVATE_HANDLERS[id];
-    if (handler === undefined) return [404, ''];
     try {
-      const result = handler({ engine: this.deps.engine, apiKey: auth.apiKey, params: checked.value, now: this.deps.engine.now() });
+      const result = run(auth.apiKey, checked.value);
       return result instanceof PrivateAnswer ? [result.status, result.body] : [200, result];
     } catch (error) {
       if (error instanceof ExchangeRejectedError) {

@@ -152,3 +152,30 @@ test('faults: forced 5xx, 429, lost answer (order created anyway), seeded latenc
   expect((await fetch(`${sim.url}/api/v4/public/ping`)).status).toBe(200);
   expect(sim.faults.injected()).toEqual({ error5xx: 2, rateLimit429: 1, timeout: 1, lostAnswer: 1 });
 });
+
+test('ccxt flow: loadMarkets (markets + assets), tickers, limit order via order/new, open orders, cancelAllOrdersAfter', async () => {
+  const get = async (path: string) => (await fetch(`${sim.url}${path}`)).json() as Promise<Record<string, unknown>>;
+  const markets = await get('/api/v4/public/markets') as unknown as { name: string; makerFee: string }[];
+  expect(markets[0]).toMatchObject({ name: 'BTC_USDT', makerFee: '0.1', stockPrec: '6', moneyPrec: '2', minTotal: '5.05' });
+  expect(await get('/api/v4/public/assets')).toHaveProperty('BTC.can_deposit', true);
+  expect(await get('/api/v4/public/ticker')).toHaveProperty('BTC_USDT.isFrozen', false);
+  expect(await get('/api/v1/public/ticker?market=BTC_USDT')).toHaveProperty('success', true);
+
+  let nonce = Date.now();
+  const ccxt = (path: string, params: Record<string, unknown>) => post(path, {
+    rawBody: JSON.stringify({ request: path, nonce: String(++nonce), nonceWindow: false, ...params }),
+  });
+  const last = Number(sim.engine.lastPrice('BTC_USDT'));
+  const price = (last * 0.9).toFixed(2);
+  const created = await ccxt('/api/v4/order/new', { market: 'BTC_USDT', side: 'buy', amount: '0.001', price, clientOrderId: 'ccxt00000000000000a1' });
+  expect(created).toMatchObject({ status: 200, body: { type: 'limit', client_order_id: 'ccxt00000000000000a1', status: 'OPEN' } });
+  const open = await ccxt('/api/v4/orders', { market: 'BTC_USDT', limit: 100 });
+  expect((open.body as unknown[]).length).toBe(1);
+  const timer = await ccxt('/api/v4/order/kill-switch', { market: 'BTC_USDT', timeout: '10' });
+  expect(timer.body).toMatchObject({ market: 'BTC_USDT', types: null });
+  expect((await ccxt('/api/v4/order/kill-switch', { market: 'BTC_USDT', timeout: 'null' })).body).toEqual([]);
+  const balance = await ccxt('/api/v4/trade-account/balance', {});
+  expect(balance.body).toHaveProperty('USDT.freeze');
+  const klines = await get(`/api/v1/public/kline?market=BTC_USDT&interval=1m&start=${1_700_000_040 - 600}&limit=5`);
+  expect((klines['result'] as unknown[]).length).toBe(5);
+});
