@@ -1,0 +1,64 @@
+import type { Clock } from '../core/clock';
+import type { FrozenConfig } from '../config/load';
+import { HttpExchangeClient } from '../exchange/http/client';
+import type { EndpointId } from '../exchange/http/endpoints';
+import type { NonceSource } from '../exchange/nonce-source';
+import type { RateLimiter } from '../limiter/rate-limiter';
+import type { Logger } from '../log/logger';
+import type { ExchangeOutcome } from '../metrics/definitions';
+import type { Metrics } from '../metrics/registry';
+import { MeteredLimiter } from './metered-limiter';
+
+/** The request hook gives the error code of a failed attempt; this maps it to the metric's outcome label. */
+export function outcomeOfCode(code: string): ExchangeOutcome {
+  switch (code) {
+    case 'ok': return 'ok';
+    case 'TB_ERR_RATE_LIMITED': return 'rate_limited';
+    case 'TB_ERR_TIMEOUT': return 'timeout';
+    case 'TB_ERR_BAD_RESPONSE': return 'bad_response';
+    case 'TB_ERR_EXCHANGE_UNAVAILABLE': return 'unavailable';
+    case 'TB_ERR_EXCHANGE_REJECTED': case 'TB_ERR_EXCHANGE_VALIDATION': case 'TB_ERR_AUTH': case 'TB_ERR_INSUFFICIENT_FUNDS':
+    case 'TB_ERR_ORDER_NOT_FOUND': case 'TB_ERR_DUPLICATE_CLIENT_ORDER_ID': case 'TB_ERR_REQUEST_INVALID':
+      return 'rejected';
+    default: return 'error';
+  }
+}
+
+export interface ExchangeWiring {
+  readonly baseUrl: string;
+  readonly credentials: { readonly apiKey: string; readonly apiSecret: string };
+  readonly nonces: NonceSource;
+  readonly limiter: RateLimiter;
+  /** Wall clock (request timing, nonces). */
+  readonly clock: Clock;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+}
+
+/** The HTTP client with every attempt observed (requests, latency, 429s) and the limiter's waits timed. */
+export function createExchangeClient(config: FrozenConfig, w: ExchangeWiring): HttpExchangeClient {
+  const ex = config.exchange;
+  const limiter = new MeteredLimiter(w.limiter, (limit, seconds) => w.metrics.limiterWait.observe({ limit }, seconds));
+  return new HttpExchangeClient({
+    baseUrl: w.baseUrl,
+    ...(ex.euBaseUrl === undefined || config.mode === 'paper' ? {} : { euBaseUrl: ex.euBaseUrl }),
+    primaryRegion: config.mode === 'paper' ? 'global' : ex.primaryRegion,
+    credentials: w.credentials,
+    nonceSource: w.nonces,
+    limiter,
+    clock: w.clock,
+    timeoutMs: ex.timeoutMs,
+    nonceWindow: ex.nonceWindow,
+    requestFieldStyle: ex.requestFieldStyle,
+    ocoListPath: ex.ocoListPath,
+    retry: ex.retry,
+    onRequest: (e) => {
+      const endpoint = e.endpoint as EndpointId;
+      const outcome = outcomeOfCode(e.outcome);
+      w.metrics.exchangeRequests.inc({ endpoint, outcome });
+      w.metrics.exchangeRequestDuration.observe({ endpoint }, e.durationMs / 1000);
+      if (outcome === 'rate_limited') w.metrics.rateLimited.inc({ endpoint });
+      if (outcome !== 'ok') w.log.debug({ endpoint, outcome: e.outcome, attempt: e.attempt, region: e.region, durationMs: e.durationMs }, 'exchange request failed');
+    },
+  });
+}

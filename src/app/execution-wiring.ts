@@ -1,0 +1,139 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../core/clock';
+import type { FrozenConfig } from '../config/load';
+import { Decimal } from '../domain/decimal';
+import type { MarketName } from '../domain/market';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
+import { Executor } from '../execution/executor';
+import { InFlight } from '../execution/in-flight';
+import { LeaseKeeper } from '../execution/lease-keeper';
+import { MarketCatalog } from '../execution/market-catalog';
+import { OrderLocator } from '../execution/order-locator';
+import type { BalanceView } from '../execution/prepare-order';
+import { Readiness } from '../execution/readiness';
+import { Reconciler } from '../execution/reconciler';
+import type { PreTradeRisk } from '../execution/risk-port';
+import { Settler } from '../execution/settler';
+import type { Logger } from '../log/logger';
+import type { DiscrepancyKind } from '../metrics/definitions';
+import type { Metrics } from '../metrics/registry';
+import type { LeaseStore } from '../store/lease-store-port';
+import type { OrderStore } from '../store/order-store-port';
+
+export interface Execution {
+  readonly executor: Executor;
+  readonly settler: Settler;
+  readonly reconciler: Reconciler;
+  readonly leases: LeaseKeeper;
+  readonly readiness: Readiness;
+  readonly catalog: MarketCatalog;
+  readonly owner: string;
+}
+
+export interface ExecutionInput {
+  readonly config: FrozenConfig;
+  readonly exchange: ExchangeClient;
+  readonly store: OrderStore;
+  readonly leaseStore: LeaseStore;
+  readonly risk: PreTradeRisk;
+  readonly balances: BalanceView;
+  readonly events: ExecutionEvents;
+  /** Wall clock: in-flight windows and lease TTLs are real time. */
+  readonly clock: Clock;
+  readonly markets: readonly MarketName[];
+  readonly metrics: Metrics;
+}
+
+/** Executor, settler, reconciler and leases wired to one journal, one exchange client and one readiness flag. */
+export function buildExecution(i: ExecutionInput): Execution {
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const readiness = new Readiness();
+  const inFlight = new InFlight();
+  const locator = new OrderLocator(i.exchange);
+  const leases = new LeaseKeeper({
+    store: i.leaseStore, owner,
+    onChange: (scope, held) => i.metrics.leaseOwned.set({ strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
+  });
+  const settler = new Settler({
+    store: i.store, locator, clock: i.clock, events: i.events, inFlight, leases: i.leaseStore, owner,
+    // HTTP timeout + the longest limiter wait worth waiting for + clock margin between replicas.
+    inFlightWindowMs: i.config.exchange.timeoutMs * 2 + 10_000,
+  });
+  const catalog = new MarketCatalog({ exchange: i.exchange, clock: i.clock });
+  const executor = new Executor({
+    exchange: i.exchange, store: i.store, leases, risk: i.risk, markets: catalog, settler, readiness,
+    events: i.events, inFlight, balances: i.balances,
+  });
+  const reconciler = new Reconciler({
+    store: i.store, locator, settler, readiness, events: i.events, clock: i.clock, exchange: i.exchange,
+    markets: i.markets, unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, leases,
+    intervalMs: i.config.reconcile.intervalSeconds * 1000,
+  });
+  return { executor, settler, reconciler, leases, readiness, catalog, owner };
+}
+
+const DISCREPANCY_LABEL: Readonly<Record<string, DiscrepancyKind>> = {
+  status: 'status_mismatch', settled: 'status_mismatch', not_found: 'missing_at_exchange',
+  missing_at_exchange: 'missing_at_exchange', unknown_at_exchange: 'unknown_at_exchange',
+};
+
+/**
+ * Execution events -> metrics and log lines. Fills go to `onFill` (realised PnL for the daily loss
+ * limit). Never throws: a listener failure must not change an order's fate.
+ */
+export function executionEventSink(metrics: Metrics, log: Logger, hooks: { onFill(clientOrderId: string): void; wallClock: Clock }): ExecutionEvents {
+  return {
+    emit(e: ExecutionEvent): void {
+      switch (e.type) {
+        case 'OrderSubmitted':
+          log.info({ clientOrderId: e.clientOrderId, strategy: e.strategy, market: e.market, kind: e.kind }, 'order submitted');
+          return;
+        case 'OrderAccepted':
+          log.info({ clientOrderId: e.clientOrderId, orderId: e.orderId, status: e.status }, 'order accepted');
+          return;
+        case 'OrderDenied':
+          metrics.intents.inc({ strategy: e.strategy, result: 'denied', rule: e.rule });
+          log.info({ strategy: e.strategy, market: e.market, rule: e.rule, reason: e.reason }, 'intent denied');
+          return;
+        case 'OrderRejected':
+          log.warn({ clientOrderId: e.clientOrderId, reason: e.reason, code: e.code }, 'order rejected');
+          return;
+        case 'OrderFilled':
+        case 'OrderPartiallyFilled':
+          log.info({ clientOrderId: e.clientOrderId, filledAmount: e.filledAmount }, e.type === 'OrderFilled' ? 'order filled' : 'order partially filled');
+          hooks.onFill(e.clientOrderId);
+          return;
+        case 'OrderCanceled':
+          log.info({ clientOrderId: e.clientOrderId, filledAmount: e.filledAmount }, 'order canceled');
+          if (new Decimal(e.filledAmount).greaterThan(0)) hooks.onFill(e.clientOrderId);
+          return;
+        case 'OrderAnswerLost':
+          log.warn({ clientOrderId: e.clientOrderId, error: e.error }, 'order answer lost: outcome unknown until settled');
+          return;
+        case 'JournalWriteFailed':
+          log.error({ clientOrderId: e.clientOrderId, error: e.error }, 'journal write failed after the exchange answered; reconciliation will catch up');
+          return;
+        case 'UnknownOrderFound':
+          log.warn({ market: e.market, orderId: e.orderId, clientOrderId: e.clientOrderId, action: e.action }, 'exchange order unknown to the journal');
+          return;
+        case 'ReconciliationCompleted': {
+          metrics.reconciliationLastRun.set(hooks.wallClock.nowMs() / 1000);
+          let total = 0;
+          for (const [kind, n] of Object.entries(e.discrepancies)) {
+            if (n > 0) metrics.reconciliationDiscrepancies.inc({ kind: DISCREPANCY_LABEL[kind] ?? 'status_mismatch' }, n);
+            total += n;
+          }
+          (total > 0 ? log.info.bind(log) : log.debug.bind(log))({ checked: e.checked, discrepancies: e.discrepancies, durationMs: e.durationMs }, 'reconciliation completed');
+          return;
+        }
+        case 'ReconciliationFailed':
+          log.error({ error: e.error }, 'reconciliation failed');
+          return;
+        default:
+          log.debug({ event: e }, e.type);
+      }
+    },
+  };
+}

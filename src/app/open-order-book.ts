@@ -1,0 +1,67 @@
+import { Decimal } from '../domain/decimal';
+import type { MarketName } from '../domain/market';
+import type { OrderRecord, OrderStore } from '../store/order-store-port';
+import type { OpenOrderView } from '../strategy/open-order';
+
+/**
+ * The daemon's view of its own resting orders, read from the journal (listLive) and kept in memory
+ * so strategies (ctx.openOrders) and risk checks (notional per market, orders per strategy) read it
+ * synchronously. Refreshed after every reconciliation pass and after each batch of submissions.
+ * An OCO's two journal legs are ONE view, named by its stop-loss leg's client order id.
+ */
+export class OpenOrderBook {
+  private byMarket = new Map<MarketName, OpenOrderView[]>();
+  private counts: { strategy: string; market: MarketName; count: number }[] = [];
+
+  constructor(private readonly store: Pick<OrderStore, 'listLive'>, private readonly onCounts?: (counts: readonly { strategy: string; market: MarketName; count: number }[]) => void) {}
+
+  async refresh(): Promise<void> {
+    const live = await this.store.listLive();
+    const next = new Map<MarketName, OpenOrderView[]>();
+    const counts = new Map<string, { strategy: string; market: MarketName; count: number }>();
+    for (const record of live) {
+      if (record.kind === 'oco_tp') continue; // the OCO is represented by its stop-loss leg
+      const view = toView(record);
+      const list = next.get(record.market);
+      if (list === undefined) next.set(record.market, [view]);
+      else list.push(view);
+      const key = `${record.strategy}|${record.market}`;
+      const c = counts.get(key) ?? { strategy: record.strategy, market: record.market, count: 0 };
+      c.count += 1;
+      counts.set(key, c);
+    }
+    this.byMarket = next;
+    this.counts = [...counts.values()];
+    this.onCounts?.(this.counts);
+  }
+
+  /** Every open order on the market, all strategies (risk checks). */
+  onMarket(market: MarketName): readonly OpenOrderView[] {
+    return this.byMarket.get(market) ?? [];
+  }
+
+  /** One strategy's open orders on the market (ctx.openOrders). */
+  of(strategy: string, market: MarketName): readonly OpenOrderView[] {
+    return this.onMarket(market).filter((o) => o.strategy === strategy);
+  }
+
+  liveCounts(): readonly { strategy: string; market: MarketName; count: number }[] {
+    return this.counts;
+  }
+}
+
+function toView(r: OrderRecord): OpenOrderView {
+  const amount = new Decimal(r.amount).minus(r.filledAmount);
+  return {
+    clientOrderId: r.clientOrderId,
+    strategy: r.strategy,
+    market: r.market,
+    side: r.side,
+    kind: r.kind === 'stop_limit' ? 'stop_limit' : 'oco',
+    amount: amount.isNegative() ? new Decimal(0) : amount,
+    price: new Decimal(r.price),
+    activationPrice: r.activationPrice === undefined ? undefined : new Decimal(r.activationPrice),
+    stopLimitPrice: r.stopLimitPrice === undefined ? undefined : new Decimal(r.stopLimitPrice),
+    candleTime: r.candleTime,
+  };
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import type { FrozenConfig } from '../config/load';
+import { ConfigError } from '../domain/errors';
+import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
+import { startSimulatedExchange, type SimulatedExchange } from '../simulator/start-simulated-exchange';
+
+/**
+ * The API key of the embedded paper account. Fixed (it is not a secret, and the paper exchange
+ * lives only inside the daemon), so the store account id derived from it is stable across runs and
+ * `tradebot orders` / `tradebot pause` find a paper daemon's Redis keys. The secret is generated at
+ * every start and never leaves the process.
+ */
+export const PAPER_API_KEY = 'tradebot-paper-account';
+
+export interface PaperExchange {
+  readonly sim: SimulatedExchange;
+  readonly credentials: { readonly apiKey: string; readonly apiSecret: string };
+  /** Open time of the first recorded candle (Unix seconds) over all markets. */
+  readonly firstCandleTime: number;
+  /**
+   * Moves the (still frozen) market clock to where trading starts, unless `paper.start` fixed it:
+   * the first candle plus `warmupSeconds`, so strategies have their history. Called once the
+   * strategies are loaded (their warm-up is known), before the warm-up reads that history.
+   */
+  skipWarmup(warmupSeconds: number): void;
+  /** Lets the market clock run at `paper.speed` (when the scheduler starts). */
+  run(): void;
+}
+
+/**
+ * Starts the simulated exchange inside the daemon: a random loopback port, the configured candle
+ * files and balances, and a fresh paper secret. The market clock starts FROZEN (speed 0) so the
+ * reconciliation and the warm-up see a still market; `go()` starts it.
+ */
+export async function startPaperExchange(config: FrozenConfig, baseDir: string): Promise<PaperExchange> {
+  const paper = config.paper;
+  if (paper === undefined) throw new ConfigError('paper: paper mode needs a "paper" section', { path: 'paper' });
+  const markets: { name: string; rows: readonly CsvCandleRow[] }[] = [];
+  for (const [i, m] of paper.markets.entries()) {
+    const file = path.resolve(baseDir, m.data);
+    let rows: readonly CsvCandleRow[];
+    try {
+      rows = await loadCsvRows(file);
+    } catch (error) {
+      throw new ConfigError(`paper.markets.${i}.data: candle file ${file} cannot be read: ${(error as Error).message}`, { path: `paper.markets.${i}.data`, file });
+    }
+    if (rows.length === 0) throw new ConfigError(`paper.markets.${i}.data: candle file ${file} holds no candles`, { path: `paper.markets.${i}.data` });
+    markets.push({ name: m.market, rows });
+  }
+  const firstCandleTime = Math.min(...markets.map((m) => m.rows[0]?.time ?? Infinity));
+  const credentials = { apiKey: PAPER_API_KEY, apiSecret: randomBytes(32).toString('hex') };
+  const sim = await startSimulatedExchange({
+    host: '127.0.0.1',
+    port: 0,
+    apiKey: credentials.apiKey,
+    apiSecret: credentials.apiSecret,
+    balances: { ...paper.balances },
+    markets: markets.map((m) => ({ name: m.name, rows: m.rows })),
+    start: paper.start ?? firstCandleTime,
+    speed: 0,
+    seed: paper.seed,
+  });
+  return {
+    sim,
+    credentials,
+    firstCandleTime,
+    skipWarmup(warmupSeconds) {
+      if (paper.start === undefined) sim.advanceTo(firstCandleTime + warmupSeconds);
+    },
+    run() {
+      sim.setSpeed(paper.speed);
+    },
+  };
+}

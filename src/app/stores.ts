@@ -1,0 +1,62 @@
+import type Redis from 'ioredis';
+import type { Clock } from '../core/clock';
+import type { NonceSource } from '../exchange/nonce-source';
+import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
+import { LIMITS, type LimitTable } from '../limiter/limits';
+import type { RateLimiter } from '../limiter/rate-limiter';
+import { RedisTokenBucket } from '../limiter/redis-token-bucket';
+import { InMemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from '../risk/trading-state-store';
+import { StoreKeys } from '../store/keys';
+import type { LeaseStore } from '../store/lease-store-port';
+import { RedisLeaseStore } from '../store/lease-store';
+import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
+import { InMemoryNonceSource } from '../store/memory/in-memory-nonce-source';
+import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
+import type { OrderStore } from '../store/order-store-port';
+import { RedisOrderStore } from '../store/order-store';
+import { RedisNonceSource } from '../store/redis-nonce-source';
+
+/** Every piece of state the daemon keeps outside the exchange: one adapter set, Redis or in-process. */
+export interface StateAdapters {
+  readonly durable: boolean;
+  readonly keys: StoreKeys;
+  readonly orders: OrderStore;
+  readonly leases: LeaseStore;
+  readonly nonces: NonceSource;
+  readonly limiter: RateLimiter;
+  readonly tradingState: TradingStateStore;
+}
+
+/** Limits scaled by `exchange.limitUtilisation` for the in-process bucket (the Redis one has its own margin). */
+function scaledLimits(utilisation: number): LimitTable {
+  const out: Record<string, { capacity: number; windowMs: number }> = {};
+  for (const [id, spec] of Object.entries(LIMITS)) out[id] = { capacity: Math.max(1, Math.floor(spec.capacity * utilisation)), windowMs: spec.windowMs };
+  return out as unknown as LimitTable;
+}
+
+/** Redis adapters: the journal, leases, nonces and the token bucket are shared by every replica of the account. */
+export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number): StateAdapters {
+  return {
+    durable: true,
+    keys,
+    orders: new RedisOrderStore({ redis, keys, clock }),
+    leases: new RedisLeaseStore(redis, keys),
+    nonces: new RedisNonceSource({ redis, prefix: keys.prefix, clock }),
+    limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),
+    tradingState: new RedisTradingStateStore(redis, keys),
+  };
+}
+
+/** In-process adapters (paper mode without Redis): same contracts, nothing survives the process. */
+export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: number): StateAdapters {
+  const leases = new InMemoryLeaseStore(clock);
+  return {
+    durable: false,
+    keys,
+    orders: new InMemoryOrderStore(leases, clock),
+    leases,
+    nonces: new InMemoryNonceSource({ clock }),
+    limiter: new InMemoryRateLimiter({ limits: scaledLimits(limitUtilisation), clock }),
+    tradingState: new InMemoryTradingStateStore(),
+  };
+}

@@ -1,0 +1,46 @@
+import * as path from 'node:path';
+import type { FrozenConfig } from '../config/load';
+import type { StrategyLoadError } from '../domain/errors';
+import { loadStrategies } from '../strategy/strategy-loader';
+import type { LoadedStrategy, StrategyConfig } from '../strategy/prepare-strategy';
+
+export interface ConfiguredStrategies {
+  /** Enabled strategies that loaded and validated, with config overrides (markets, interval, params) applied. */
+  readonly strategies: readonly LoadedStrategy[];
+  /** One per module that failed to load or validate, and per enabled name no module defines. */
+  readonly errors: readonly StrategyLoadError[];
+  /** The directory read (absolute). */
+  readonly dir: string;
+}
+
+/**
+ * Loads the strategy directory and keeps the strategies `strategies.enabled` names, with their
+ * config applied. Modules that are in the directory but not enabled are still loaded (and their
+ * errors reported), so a broken file is noticed before someone enables it.
+ */
+export function loadConfiguredStrategies(config: FrozenConfig, baseDir: string, dirOverride?: string): ConfiguredStrategies {
+  const dir = path.resolve(baseDir, dirOverride ?? config.strategies.dir);
+  const perName: Record<string, StrategyConfig> = {};
+  for (const entry of config.strategies.enabled) {
+    perName[entry.name] = {
+      ...(entry.markets === undefined ? {} : { markets: [...entry.markets] }),
+      params: entry.params as Readonly<Record<string, unknown>>,
+    };
+  }
+  const result = loadStrategies(dir, { config: perName });
+  const byName = new Map(result.strategies.map((s) => [s.name, s]));
+  const strategies: LoadedStrategy[] = [];
+  for (const entry of config.strategies.enabled) {
+    const loaded = byName.get(entry.name);
+    if (loaded === undefined) continue; // reported in result.errors (load failure or unknown name)
+    strategies.push(entry.interval === undefined || entry.interval === loaded.interval ? loaded : Object.freeze({ ...loaded, interval: entry.interval }));
+  }
+  return { strategies, errors: result.errors, dir };
+}
+
+/** Market seconds of history the strategies need before trading (paper mode starts the clock there). */
+export function warmupSeconds(strategies: readonly LoadedStrategy[], intervalSeconds: (i: LoadedStrategy['interval']) => number): number {
+  let max = 0;
+  for (const s of strategies) max = Math.max(max, (s.warmup + 2) * intervalSeconds(s.interval));
+  return max;
+}
