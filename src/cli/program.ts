@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerApiCommand } from './api-command';
+import { registerRunCommand } from './run-command';
 import { registerSimExchangeCommand } from './sim-exchange-command';
 
 /**
@@ -8,6 +9,7 @@ import { registerSimExchangeCommand } from './sim-exchange-command';
  */
 const COMMANDS: readonly ((program: Command) => void)[] = [
   registerApiCommand,
+  registerRunCommand,
   registerSimExchangeCommand,
 ];
 
