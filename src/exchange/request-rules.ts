@@ -28,7 +28,7 @@ export const FIELD_ALIASES = {
 } as const;
 export type AliasedField = keyof typeof FIELD_ALIASES;
 
-const CAMEL_TO_SNAKE = new Map<string, string>(
+const CAMEL_TO_SNAKE: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(FIELD_ALIASES).map(([snake, camel]) => [camel, snake]),
 );
 
@@ -181,25 +181,31 @@ export function checkRequest(endpoint: EndpointId, params: unknown): CheckResult
   if (typeof params !== 'object' || Array.isArray(params)) {
     return { ok: false, fieldErrors: { request: ['The request parameters should be an object.'] } };
   }
+  // Plain objects and for-in instead of Map/Object.entries: this runs before every signed request.
   const input: Record<string, unknown> = {};
-  const usedName = new Map<string, string>();
-  const fieldErrors: Record<string, string[]> = {};
-  for (const [key, v] of Object.entries(params as Record<string, unknown>)) {
-    if (ENVELOPE_FIELDS.has(key) || v === undefined) continue;
-    const canonical = CAMEL_TO_SNAKE.get(key) ?? key;
-    if (canonical in input) {
-      fieldErrors[key] = [`The ${canonical} field may be given in one spelling only.`];
+  let usedName: Record<string, string> | undefined; // canonical -> spelling the caller used, when it differs
+  let fieldErrors: Record<string, string[]> | undefined;
+  const raw = params as Record<string, unknown>;
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key) || ENVELOPE_FIELDS.has(key)) continue;
+    const v = raw[key];
+    if (v === undefined) continue;
+    const alias = Object.hasOwn(CAMEL_TO_SNAKE, key) ? CAMEL_TO_SNAKE[key] : undefined;
+    const canonical = alias ?? key;
+    if (Object.hasOwn(input, canonical)) {
+      (fieldErrors ??= {})[key] = [`The ${canonical} field may be given in one spelling only.`];
       continue;
     }
     input[canonical] = v;
-    usedName.set(canonical, key);
+    if (alias !== undefined) (usedName ??= {})[canonical] = key;
   }
   const parsed = schema.safeParse(input);
-  if (parsed.success && Object.keys(fieldErrors).length === 0) return { ok: true, value: parsed.data };
+  if (parsed.success && fieldErrors === undefined) return { ok: true, value: parsed.data };
+  fieldErrors ??= {};
   for (const issue of parsed.error?.issues ?? []) {
     const head = issue.path[0];
     const canonical = typeof head === 'string' ? head : 'request';
-    const name = usedName.get(canonical) ?? canonical;
+    const name = usedName?.[canonical] ?? canonical;
     (fieldErrors[name] ??= []).push(issue.message);
   }
   return { ok: false, fieldErrors };

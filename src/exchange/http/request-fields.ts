@@ -75,6 +75,7 @@ export const clientOrderId = z
   });
 
 const PLAIN_DECIMAL = /^(?:\d+\.?\d*|\.\d+)$/;
+const NON_ZERO_DIGIT = /[1-9]/;
 
 /**
  * An amount or price: a plain decimal string, a finite number or a Decimal, strictly positive.
@@ -88,7 +89,11 @@ export function positiveDecimal(field: string) {
       ctx.addIssue({ code: 'custom', message: required(field) });
       return z.NEVER;
     }
-    if (typeof v === 'string') text = v.trim();
+    if (typeof v === 'string') {
+      text = v.trim();
+      // Hot path (every order): a plain positive decimal string is already canonical; skip decimal.js.
+      if (PLAIN_DECIMAL.test(text) && NON_ZERO_DIGIT.test(text)) return text;
+    }
     else if (typeof v === 'number' && Number.isFinite(v)) text = new Decimal(v).toString();
     else if (v instanceof Decimal && v.isFinite()) text = v.toString();
     if (text === undefined || !PLAIN_DECIMAL.test(text.replace(/^-/, ''))) {

@@ -66,11 +66,7 @@ export class RequestRunner {
 
   async call<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>, priority: 'high' | 'normal' = 'normal'): Promise<ResponseOf<E>> {
     const spec = ENDPOINTS[endpoint];
-    const checked = checkRequest(endpoint, params);
-    if (!checked.ok) {
-      throw new RequestValidationError(`${endpoint}: request refused locally (${describe(checked.fieldErrors)})`, checked.fieldErrors, { endpoint });
-    }
-    const wire = this.o.requestFieldStyle === 'camel' ? toDocsSpelling(checked.value) : checked.value;
+    const wire = this.check(endpoint, params);
     const attempts = spec.idempotent ? Math.max(1, this.o.retry.attempts) : 1;
     let region = 0;
     for (let attempt = 1; ; attempt++) {
@@ -91,6 +87,15 @@ export class RequestRunner {
         await this.o.sleep(this.backoffMs(attempt));
       }
     }
+  }
+
+  /** checkRequest, then the configured wire spelling. Throws RequestValidationError (nothing sent). */
+  check(endpoint: EndpointId, params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const checked = checkRequest(endpoint, params);
+    if (!checked.ok) {
+      throw new RequestValidationError(`${endpoint}: request refused locally (${describe(checked.fieldErrors)})`, checked.fieldErrors, { endpoint });
+    }
+    return this.o.requestFieldStyle === 'camel' ? toDocsSpelling(checked.value) : checked.value;
   }
 
   /** Builds path, headers and body (checked params, fresh nonce, signature). Used by the benchmark too. */

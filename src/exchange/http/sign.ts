@@ -24,9 +24,29 @@ export function buildSignedBody(
   params: Readonly<Record<string, unknown>>,
   nonceWindow: boolean | undefined,
 ): string {
+  if (canConcatenate(params)) {
+    // Same bytes as the general form below, without building a merged object (the signing hot path).
+    const head = `{"request":${JSON.stringify(path)},"nonce":${JSON.stringify(String(nonce))}${nonceWindow === undefined ? '' : `,"nonceWindow":${nonceWindow}`}`;
+    const rest = JSON.stringify(params);
+    return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
+  }
   const envelope: Record<string, unknown> = { request: path, nonce: String(nonce) };
   if (nonceWindow !== undefined) envelope['nonceWindow'] = nonceWindow;
   return JSON.stringify({ ...envelope, ...params });
+}
+
+/**
+ * Concatenation gives the same bytes as the merged object unless a param would override an
+ * envelope key or be an integer-like key (which JavaScript orders before the envelope's keys).
+ */
+function canConcatenate(params: Readonly<Record<string, unknown>>): boolean {
+  if (Object.getPrototypeOf(params) !== Object.prototype) return false;
+  for (const key in params) {
+    if (key === 'request' || key === 'nonce' || key === 'nonceWindow') return false;
+    const c = key.charCodeAt(0);
+    if (c >= 48 && c <= 57) return false;
+  }
+  return true;
 }
 
 export function signPayload(payloadBase64: string, apiSecret: string): string {
