@@ -1,6 +1,10 @@
 import { Command } from 'commander';
 import { registerApiCommand } from './api-command';
 import { registerRunCommand } from './run-command';
+import { registerCheckConfigCommand } from './check-config-command';
+import { registerStrategiesCommand } from './strategies-command';
+import { registerOrdersCommand } from './orders-command';
+import { registerTradingStateCommands } from './trading-state-command';
 import { registerSimExchangeCommand } from './sim-exchange-command';
 
 /**
@@ -10,6 +14,10 @@ import { registerSimExchangeCommand } from './sim-exchange-command';
 const COMMANDS: readonly ((program: Command) => void)[] = [
   registerApiCommand,
   registerRunCommand,
+  registerCheckConfigCommand,
+  registerStrategiesCommand,
+  registerOrdersCommand,
+  registerTradingStateCommands,
   registerSimExchangeCommand,
 ];
 

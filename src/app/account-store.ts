@@ -1,0 +1,40 @@
+import type Redis from 'ioredis';
+import { loadCredentials } from '../config/credentials';
+import type { FrozenConfig } from '../config/load';
+import { ConfigError } from '../domain/errors';
+import { StoreKeys } from '../store/keys';
+import { connectRedis, createRedis } from '../store/redis';
+import { PAPER_API_KEY } from './paper-exchange';
+
+/** A short-lived Redis connection to one account's keys, for CLI commands (orders, pause, ...). */
+export interface AccountStore {
+  readonly redis: Redis;
+  readonly keys: StoreKeys;
+  close(): Promise<void>;
+}
+
+/**
+ * The store account a daemon with this config uses: derived from TRADEBOT_API_KEY in live mode, from
+ * the fixed paper key in paper mode (the same derivation as build-app.ts), under redis.keyPrefix.
+ */
+export function accountKeys(config: FrozenConfig, env: NodeJS.ProcessEnv): StoreKeys {
+  const apiKey = config.mode === 'live' ? loadCredentials(env, { required: true })!.apiKey : PAPER_API_KEY;
+  return StoreKeys.forApiKey(apiKey, config.redis.keyPrefix);
+}
+
+/** Connects to the configured Redis; ConfigError when the config has none (the state then lives in the daemon's memory). */
+export async function openAccountStore(config: FrozenConfig, env: NodeJS.ProcessEnv, purpose: string): Promise<AccountStore> {
+  const url = config.redis.url;
+  if (url === undefined) {
+    throw new ConfigError(`${purpose} needs Redis (set TRADEBOT_REDIS_URL or redis.url): without it the daemon keeps this state in its own memory`, { path: 'redis.url' });
+  }
+  const keys = accountKeys(config, env);
+  const redis = createRedis(url, { lazyConnect: true, connectionName: `tradebot-cli` });
+  try {
+    await connectRedis(redis, 5000);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  return { redis, keys, close: async () => { await redis.quit().catch(() => redis.disconnect()); } };
+}

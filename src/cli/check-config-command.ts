@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { EXIT_CONFIG } from '../app/lifecycle';
+import { loadConfiguredStrategies } from '../app/strategy-wiring';
+import { loadConfig, type FrozenConfig } from '../config/load';
+import { formatError } from './api-command';
+import { defaultConfigFile } from './run-command';
+
+/**
+ * `tradebot check-config [--config F]`: validates the config (schema, environment overrides, no
+ * secrets in the file) AND the strategies: every enabled one exists and its params validate, and no
+ * module of the strategy directory fails to load. Prints an OK summary (exit 0) or every error
+ * naming the key path or the file (exit 78, as `run` would).
+ */
+export function registerCheckConfigCommand(program: Command): void {
+  program
+    .command('check-config')
+    .description('validate the config file and the enabled strategies, then print a summary')
+    .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
+    .action((opts: { config?: string }) => {
+      const result = checkConfig(opts.config ?? defaultConfigFile(), process.env, process.cwd());
+      (result.ok ? process.stdout : process.stderr).write(result.text);
+      process.exitCode = result.ok ? 0 : EXIT_CONFIG;
+    });
+}
+
+export function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: string): { ok: boolean; text: string } {
+  let config: FrozenConfig;
+  try {
+    config = loadConfig(file, env);
+  } catch (err) {
+    return { ok: false, text: formatError(err) };
+  }
+  let loaded: ReturnType<typeof loadConfiguredStrategies>;
+  try {
+    loaded = loadConfiguredStrategies(config, baseDir);
+  } catch (err) {
+    return { ok: false, text: formatError(err) };
+  }
+  if (loaded.errors.length > 0) {
+    return { ok: false, text: `${file}: strategies:\n${loaded.errors.map((e) => `  ${e.code} ${withFile(e)}`).join('\n')}\n` };
+  }
+  return { ok: true, text: summary(file, config, loaded.strategies) };
+}
+
+function summary(file: string, c: FrozenConfig, strategies: ReturnType<typeof loadConfiguredStrategies>['strategies']): string {
+  const lines = [`OK ${file}`, `  mode: ${c.mode}`];
+  if (c.mode === 'paper' && c.paper) {
+    lines.push(`  paper: speed ${c.paper.speed}, markets ${c.paper.markets.map((m) => `${m.market} (${m.data})`).join(', ')}`);
+  } else {
+    lines.push(`  exchange: ${c.exchange.baseUrl}${c.exchange.euBaseUrl ? ` (+ ${c.exchange.euBaseUrl})` : ''}, primary ${c.exchange.primaryRegion}`);
+  }
+  // The URL may hold a password: only say whether Redis is configured.
+  lines.push(`  redis: ${c.redis.url === undefined ? 'not configured (in-process state, not durable)' : 'configured'}, key prefix ${c.redis.keyPrefix}`);
+  for (const s of strategies) {
+    lines.push(`  strategy ${s.name}: ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)}`);
+  }
+  lines.push(`  risk: initial state ${c.risk.initialState}${c.risk.dailyLossLimit ? `, daily loss limit ${c.risk.dailyLossLimit}` : ''}`);
+  lines.push(`  kill-switch: ${c.killSwitch.enabled ? `on, ${c.killSwitch.timeoutSeconds} s timeout, refreshed every ${c.killSwitch.refreshSeconds} s` : 'off'}`);
+  lines.push(`  metrics: ${c.metrics.enabled ? `${c.metrics.host}:${c.metrics.port}` : 'off'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The error message, prefixed with the module file when the message does not name it already. */
+function withFile(e: { message: string; context: Readonly<Record<string, unknown>> }): string {
+  const file = typeof e.context['file'] === 'string' ? e.context['file'] : '';
+  return file === '' || e.message.includes(file) ? e.message : `${file}: ${e.message}`;
+}

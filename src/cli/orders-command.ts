@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { openAccountStore } from '../app/account-store';
+import { loadConfig } from '../config/load';
+import { ConfigError } from '../domain/errors';
+import { isOrderStatus, LIVE_STATUSES } from '../domain/order-state';
+import type { OrderRecord } from '../store/order-store-port';
+import { RedisOrderStore } from '../store/order-store';
+import { formatError } from './api-command';
+import { defaultConfigFile } from './run-command';
+
+interface OrdersOptions {
+  config?: string;
+  status?: string;
+  strategy?: string;
+  limit: string;
+  json?: boolean;
+}
+
+/**
+ * `tradebot orders [--status S] [--strategy S] [--limit N] [--json]`: the order journal from Redis,
+ * newest first, as a table or JSON. `--status live` selects every non-final status.
+ */
+export function registerOrdersCommand(program: Command): void {
+  program
+    .command('orders')
+    .description('list the order journal from Redis (newest first)')
+    .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
+    .option('--status <status>', 'only this status (pending, submitted, open, filled, ...; "live" = not final)')
+    .option('--strategy <name>', 'only this strategy')
+    .option('--limit <n>', 'at most n records', '50')
+    .option('--json', 'print JSON instead of a table')
+    .action(async (opts: OrdersOptions) => {
+      try {
+        const records = await listOrders(opts, process.env);
+        process.stdout.write(opts.json === true ? `${JSON.stringify(records.map(withoutHistory), null, 2)}\n` : formatTable(records));
+      } catch (err) {
+        process.stderr.write(formatError(err));
+        process.exitCode = 1;
+      }
+    });
+}
+
+export async function listOrders(opts: OrdersOptions, env: NodeJS.ProcessEnv): Promise<OrderRecord[]> {
+  const limit = Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new ConfigError('--limit must be a positive integer', { path: 'limit' });
+  const status = opts.status;
+  if (status !== undefined && status !== 'live' && !isOrderStatus(status)) throw new ConfigError(`unknown --status ${status}`, { path: 'status' });
+  const config = loadConfig(opts.config ?? defaultConfigFile(env), env);
+  const store = await openAccountStore(config, env, 'tradebot orders');
+  try {
+    const journal = new RedisOrderStore({ redis: store.redis, keys: store.keys });
+    // Filtering by status reads more than `limit` so the filter still finds `limit` matches.
+    const scan = status === undefined ? limit : Math.max(limit * 20, 1000);
+    const all = opts.strategy === undefined ? await journal.listAll(scan) : await journal.listByStrategy(opts.strategy, scan);
+    const matches = all.filter((r) => status === undefined || (status === 'live' ? LIVE_STATUSES.has(r.status) : r.status === status));
+    return matches.slice(0, limit);
+  } finally {
+    await store.close();
+  }
+}
+
+function withoutHistory(r: OrderRecord): Omit<OrderRecord, 'history'> {
+  const { history: _history, ...rest } = r;
+  return rest;
+}
+
+const COLUMNS: readonly [string, (r: OrderRecord) => string][] = [
+  ['created (UTC)', (r) => new Date(r.createdAtMs).toISOString().replace('T', ' ').slice(0, 19)],
+  ['client order id', (r) => r.clientOrderId],
+  ['strategy', (r) => r.strategy],
+  ['market', (r) => r.market],
+  ['side', (r) => r.side],
+  ['kind', (r) => r.kind],
+  ['status', (r) => r.status],
+  ['amount', (r) => r.amount],
+  ['filled', (r) => r.filledAmount],
+  ['price', (r) => r.price],
+  ['activation', (r) => r.activationPrice ?? ''],
+  ['order id', (r) => (r.orderId === undefined ? '' : String(r.orderId))],
+];
+
+export function formatTable(records: readonly OrderRecord[]): string {
+  if (records.length === 0) return 'no orders\n';
+  const rows = [COLUMNS.map(([h]) => h), ...records.map((r) => COLUMNS.map(([, f]) => f(r)))];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));
+  return `${rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
+}
