@@ -34,33 +34,53 @@ export interface CandleSeries {
   toArray(): Candle[];
 }
 
-type Field = 'open' | 'high' | 'low' | 'close' | 'volume';
 
-const POW10: number[] = [];
-for (let i = 0; i <= 308; i++) POW10.push(Number(`1e${i}`));
+/** Exact powers of ten (1e0..1e22 are exact doubles). */
+const POW10: readonly number[] = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
 
 /**
- * Decimal -> float for indicators, about 20x faster than Decimal#toNumber (which formats a string
- * and parses it back). Reads decimal.js's documented-by-source internals (`d` base-1e7 words,
- * `e` exponent, `s` sign) and falls back to toNumber for anything unusual. Exact for prices with up
- * to 15 significant digits; otherwise within an ulp, which is fine for signals (never for money).
+ * Decimal -> float for indicators, several times faster than Decimal#toNumber (which formats a
+ * string and parses it back). Reads decimal.js's internals (`d` base-1e7 digit words, `e` decimal
+ * exponent, `s` sign; stable since decimal.js 4) and falls back to toNumber for anything unusual.
+ * Exact for prices with up to 15 significant digits; otherwise within an ulp or two, which is fine
+ * for signals (never for money).
  */
 export function decimalToNumber(value: Decimal): number {
-  const raw = value as unknown as { d?: number[] | null; e?: number; s?: number };
+  const raw = value as unknown as { d: number[] | null | undefined; e: number; s: number };
   const words = raw.d;
-  const e = raw.e;
-  const s = raw.s;
-  if (!words || words.length === 0 || typeof e !== 'number' || typeof s !== 'number') return value.toNumber();
+  if (words === null || words === undefined || words.length === 0) return value.toNumber();
   const first = words[0] as number;
-  let firstDigits = 1;
-  while (firstDigits < 7 && first >= POW10[firstDigits]!) firstDigits++;
+  const firstDigits = first >= 1e6 ? 7 : first >= 1e5 ? 6 : first >= 1e4 ? 5 : first >= 1e3 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1;
   let mantissa = first;
-  const used = Math.min(words.length, 3);
-  for (let i = 1; i < used; i++) mantissa = mantissa * 1e7 + (words[i] as number);
-  const exp = e - (firstDigits - 1) - 7 * (used - 1);
-  if (exp > 308 || exp < -308) return value.toNumber();
-  const abs = exp >= 0 ? mantissa * POW10[exp]! : mantissa / POW10[-exp]!;
-  return s < 0 ? -abs : abs;
+  let used = 1;
+  if (words.length > 1) {
+    mantissa = mantissa * 1e7 + (words[1] as number);
+    used = 2;
+    if (words.length > 2) {
+      mantissa = mantissa * 1e7 + (words[2] as number);
+      used = 3;
+    }
+  }
+  const exp = raw.e - firstDigits + 1 - 7 * (used - 1);
+  if (exp > 22 || exp < -22) return value.toNumber();
+  const abs = exp >= 0 ? mantissa * (POW10[exp] as number) : mantissa / (POW10[-exp] as number);
+  return raw.s < 0 ? -abs : abs;
+}
+
+const OPEN = 0;
+const HIGH = 1;
+const LOW = 2;
+const CLOSE = 3;
+const VOLUME = 4;
+
+function fieldOf(c: Candle, field: number): Decimal {
+  switch (field) {
+    case OPEN: return c.open;
+    case HIGH: return c.high;
+    case LOW: return c.low;
+    case CLOSE: return c.close;
+    default: return c.volume;
+  }
 }
 
 /** The host's ring buffer behind CandleSeries. */
@@ -69,21 +89,19 @@ export class CandleRing implements CandleSeries {
   private readonly candles: (Candle | undefined)[];
   /** Total candles ever pushed; slot of sequence n is n % capacity. */
   private pushed = 0;
-  private readonly columns: Record<Field, Float64Array>;
+  /** Numeric columns indexed by OPEN..VOLUME (integer indexes keep the hot path monomorphic). */
+  private readonly columns: Float64Array[];
   /** Per column: sequence number up to which values are converted. */
-  private readonly converted: Record<Field, number> = { open: 0, high: 0, low: 0, close: 0, volume: 0 };
+  private readonly converted: number[] = [0, 0, 0, 0, 0];
   /** Per column: the cached array of `xs()` and the sequence number it was built at. */
-  private readonly arrays: Record<Field, readonly number[]> = { open: [], high: [], low: [], close: [], volume: [] };
-  private readonly arraysAt: Record<Field, number> = { open: -1, high: -1, low: -1, close: -1, volume: -1 };
+  private readonly arrays: (readonly number[])[] = [[], [], [], [], []];
+  private readonly arraysAt: number[] = [-1, -1, -1, -1, -1];
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`window capacity must be a positive integer, got ${capacity}`);
     this.capacity = capacity;
     this.candles = new Array<Candle | undefined>(capacity);
-    this.columns = {
-      open: new Float64Array(capacity), high: new Float64Array(capacity), low: new Float64Array(capacity),
-      close: new Float64Array(capacity), volume: new Float64Array(capacity),
-    };
+    this.columns = [0, 1, 2, 3, 4].map(() => new Float64Array(capacity));
   }
 
   get length(): number {
@@ -104,17 +122,17 @@ export class CandleRing implements CandleSeries {
     return this.candles[this.slot(index)] as Candle;
   }
 
-  open(index: number): number { return this.value('open', index); }
-  high(index: number): number { return this.value('high', index); }
-  low(index: number): number { return this.value('low', index); }
-  close(index: number): number { return this.value('close', index); }
-  volume(index: number): number { return this.value('volume', index); }
+  open(index: number): number { return this.value(OPEN, index); }
+  high(index: number): number { return this.value(HIGH, index); }
+  low(index: number): number { return this.value(LOW, index); }
+  close(index: number): number { return this.value(CLOSE, index); }
+  volume(index: number): number { return this.value(VOLUME, index); }
 
-  opens(): readonly number[] { return this.column('open'); }
-  highs(): readonly number[] { return this.column('high'); }
-  lows(): readonly number[] { return this.column('low'); }
-  closes(): readonly number[] { return this.column('close'); }
-  volumes(): readonly number[] { return this.column('volume'); }
+  opens(): readonly number[] { return this.column(OPEN); }
+  highs(): readonly number[] { return this.column(HIGH); }
+  lows(): readonly number[] { return this.column(LOW); }
+  closes(): readonly number[] { return this.column(CLOSE); }
+  volumes(): readonly number[] { return this.column(VOLUME); }
 
   toArray(): Candle[] {
     const out: Candle[] = [];
@@ -129,32 +147,31 @@ export class CandleRing implements CandleSeries {
     return (this.pushed - len + i) % this.capacity;
   }
 
-  private value(field: Field, index: number): number {
+  private value(field: number, index: number): number {
     const slot = this.slot(index);
-    this.convert(field);
-    return this.columns[field][slot] as number;
+    if (this.converted[field] !== this.pushed) this.convert(field);
+    return (this.columns[field] as Float64Array)[slot] as number;
   }
 
   /** Converts the candles pushed since the last read of this column (at most one window). */
-  private convert(field: Field): void {
-    let from = this.converted[field];
-    if (from === this.pushed) return;
+  private convert(field: number): void {
+    let from = this.converted[field] as number;
     if (this.pushed - from > this.capacity) from = this.pushed - this.capacity;
-    const column = this.columns[field];
+    const column = this.columns[field] as Float64Array;
     for (let seq = from; seq < this.pushed; seq++) {
       const slot = seq % this.capacity;
-      column[slot] = decimalToNumber((this.candles[slot] as Candle)[field]);
+      column[slot] = decimalToNumber(fieldOf(this.candles[slot] as Candle, field));
     }
     this.converted[field] = this.pushed;
   }
 
-  private column(field: Field): readonly number[] {
-    if (this.arraysAt[field] === this.pushed) return this.arrays[field];
-    this.convert(field);
+  private column(field: number): readonly number[] {
+    if (this.arraysAt[field] === this.pushed) return this.arrays[field] as readonly number[];
+    if (this.converted[field] !== this.pushed) this.convert(field);
     const len = this.length;
     const start = this.pushed - len;
     const out = new Array<number>(len);
-    const column = this.columns[field];
+    const column = this.columns[field] as Float64Array;
     for (let i = 0; i < len; i++) out[i] = column[(start + i) % this.capacity] as number;
     this.arrays[field] = out;
     this.arraysAt[field] = this.pushed;
