@@ -1,0 +1,85 @@
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig } from './daemon-process';
+
+/** A bad config and bad strategies each refuse clearly: exit code 78 and a message naming the key path or the file. */
+jest.setTimeout(30_000);
+
+beforeAll(() => requireBuild());
+
+test('run with an invalid config exits 78 naming the key path, before starting anything', async () => {
+  const cfg = writeConfig(paperConfig({ risk: { defaults: { priceBand: 'five percent' } }, shutdown: { graceMs: -1 } }));
+  try {
+    const daemon = new DaemonProcess(['run', '--config', cfg.file], {});
+    const { code } = await daemon.exit();
+    expect(code).toBe(78);
+    expect(daemon.stderr).toContain('TB_ERR_CONFIG');
+    expect(daemon.stderr).toContain('risk.defaults.priceBand');
+    expect(daemon.stderr).toContain('shutdown.graceMs');
+    expect(daemon.lines).toEqual([]); // no logger, no metrics server, no exchange
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('a secret in the config file is refused', () => {
+  const cfg = writeConfig({ ...paperConfig(), exchange: { apiSecret: 'x' } });
+  try {
+    const r = runCli(['check-config', '--config', cfg.file], {});
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain('exchange.apiSecret');
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('check-config: OK summary for a good config; an enabled strategy that does not exist or whose params are invalid is named', () => {
+  const good = writeConfig(paperConfig());
+  const unknown = writeConfig(paperConfig({ strategies: { dir: path.dirname(good.file), enabled: [{ name: 'nope' }] } }));
+  const badParams = writeConfig(paperConfig({
+    strategies: { dir: path.join(__dirname, 'strategies'), enabled: [{ name: 'churn', params: { amount: 5 } }] },
+  }));
+  try {
+    const ok = runCli(['check-config', '--config', good.file], {});
+    expect(ok.stderr).toContain('broken.js'); // the strategy dir holds a broken module: check-config says so
+    expect(ok.code).toBe(78);
+
+    const r1 = runCli(['check-config', '--config', unknown.file], {});
+    expect(r1.code).toBe(78);
+    expect(r1.stderr).toContain('no module');
+    expect(r1.stderr).toContain('"nope"');
+
+    const r2 = runCli(['check-config', '--config', badParams.file], {});
+    expect(r2.code).toBe(78);
+    expect(r2.stderr).toContain('churn.js');
+    expect(r2.stderr).toContain('parameter amount');
+
+    const shipped = runCli(['check-config', '--config', 'config/paper.yaml'], {});
+    expect(shipped.code).toBe(0);
+    expect(shipped.stdout).toContain('OK config/paper.yaml');
+    expect(shipped.stdout).toContain('strategy sma-cross');
+  } finally {
+    good.cleanup();
+    unknown.cleanup();
+    badParams.cleanup();
+  }
+});
+
+test('run exits 78 when no enabled strategy can be loaded, naming the module file and the reason', async () => {
+  const cfg = writeConfig(paperConfig());
+  const dir = path.dirname(cfg.file);
+  writeFileSync(path.join(dir, 'only.js'), "module.exports = { name: 'churn', markets: ['BTC_USDT'], interval: '1m' };\n");
+  const file = path.join(dir, 'run.yaml');
+  writeFileSync(file, JSON.stringify(paperConfig({ strategies: { dir, enabled: [{ name: 'churn' }] } })));
+  try {
+    const daemon = new DaemonProcess(['run', '--config', file], {});
+    const { code } = await daemon.exit();
+    expect(code).toBe(78);
+    const reported = daemon.lines.find((l) => l.msg.startsWith('strategy not loaded'));
+    expect(reported?.['file']).toBe(path.join(dir, 'only.js'));
+    expect(reported?.msg).toMatch(/params|onCandle/);
+    expect(daemon.lines.some((l) => l.level === 'fatal' && l.msg.includes('TB_ERR_CONFIG'))).toBe(true);
+  } finally {
+    cfg.cleanup();
+  }
+});
