@@ -214,3 +214,50 @@ describe('kill-switch', () => {
     expect(engine.killSwitchStatus(KEY)).toEqual([]);
   });
 });
+
+describe('more transitions', () => {
+  test('buy OCO mirrors the sell: stop-loss gte above, take-profit below; buy freezes the dearer leg once', () => {
+    const { engine } = setup();
+    const group = engine.placeOco(KEY, { market: 'BTC_USDT', side: 'buy', amount: D('0.5'), price: D('90'), activationPrice: D('105'), stopLimitPrice: D('106') });
+    expect(group.stopLoss.activationCondition).toBe('gte');
+    // 0.5 x max(90, 106) x 1.001
+    expect(engine.collateralBalances(KEY).get('USDT')!.freeze.toString()).toBe('53.053');
+    engine.applyCandle('BTC_USDT', candle(T0, '100', '101', '89', '95')); // low nearer: take-profit buy at 90 fills
+    expect([group.takeProfit.status, group.stopLoss.status]).toEqual(['FILLED', 'CANCELED']);
+    const usdt = engine.collateralBalances(KEY).get('USDT')!;
+    expect([usdt.available.toString(), usdt.freeze.toString()]).toEqual(['9954.955', '0']);
+  });
+
+  test('kill-switch types: margin only cancels OCO legs, keeps spot orders', () => {
+    const { engine, clock } = setup();
+    const spot = engine.placeStopLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: D('0.1'), price: D('120'), activationPrice: D('110') });
+    const oco = engine.placeOco(KEY, { market: 'BTC_USDT', side: 'sell', amount: D('0.5'), price: D('110'), activationPrice: D('95'), stopLimitPrice: D('94') });
+    engine.setKillSwitch(KEY, 'BTC_USDT', 5, ['margin']);
+    clock.advanceMs(5000);
+    engine.processTimers();
+    expect(spot.status).toBe('OPEN');
+    expect([oco.stopLoss.status, oco.takeProfit.status]).toEqual(['CANCELED', 'CANCELED']);
+    expect(engine.setKillSwitch(KEY, 'BTC_USDT', null)).toBeNull();
+  });
+
+  test('gap open: the path starts at the previous close, so a stop crossed by the gap triggers at its price', () => {
+    const { engine } = setup();
+    const stop = engine.placeStopLimit(KEY, { market: 'BTC_USDT', side: 'sell', amount: D('0.1'), price: D('95'), activationPrice: D('97') });
+    engine.applyCandle('BTC_USDT', candle(T0, '93', '94', '92', '93'));
+    expect(stop.status).toBe('FILLED');
+    expect(stop.dealMoney.toString()).toBe('9.7'); // taker at the trigger price
+  });
+
+  test('history and deals stay bounded', () => {
+    const clock = new ManualClock(T0 * 1000);
+    const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')], historyLimit: 10 });
+    engine.openAccount(KEY, { trading: { USDT: '100000' } });
+    engine.setLastPrice('BTC_USDT', D('100'));
+    for (let i = 0; i < 60; i++) {
+      const o = engine.placeStopLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: D('0.1'), price: D('120'), activationPrice: D('110') });
+      engine.cancelOrder(KEY, 'BTC_USDT', { orderId: o.id });
+    }
+    expect(engine.orderHistory(KEY).length).toBeLessThanOrEqual(10 + 16);
+    expect(engine.orderHistory(KEY)[0]!.id).toBe(60);
+  });
+});
