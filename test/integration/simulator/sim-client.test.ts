@@ -133,3 +133,31 @@ test('account endpoints answer plausible fixed data', async () => {
   const fee = new Decimal('0.001');
   expect((await client.fetchMarkets())[0]!.makerFee.equals(fee)).toBe(true);
 });
+
+test('the client classifies the simulator failures: bad secret, 5xx, lost answer, held request', async () => {
+  const { AuthenticationError, ExchangeUnavailableError, RequestTimeoutError } = await import('../../../src/domain/errors');
+  const clock = new SystemClock();
+  const wrong = new HttpExchangeClient({
+    baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'not-it' },
+    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+  });
+  await expect(wrong.fetchTradingBalances()).rejects.toBeInstanceOf(AuthenticationError);
+
+  sim.faults.enqueue('error5xx', { endpoint: 'stopLimit' });
+  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '79', activationPrice: '80', clientOrderId: 'f-1' }))
+    .rejects.toBeInstanceOf(ExchangeUnavailableError);
+  expect(sim.engine.activeOrders('key-1', { clientOrderId: 'f-1' })).toHaveLength(0); // 5xx: nothing happened
+
+  sim.faults.enqueue('lostAnswer', { endpoint: 'stopLimit' });
+  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '79', activationPrice: '80', clientOrderId: 'f-2' }))
+    .rejects.toBeInstanceOf(ExchangeUnavailableError);
+  expect(await client.fetchActiveOrders({ market: 'BTC_USDT', clientOrderId: 'f-2' })).toHaveLength(1); // it exists
+
+  const impatient = new HttpExchangeClient({
+    baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' },
+    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 200,
+  });
+  sim.faults.configure({ timeoutHoldMs: 1000 });
+  sim.faults.enqueue('timeout', { endpoint: 'cancelOrder' });
+  await expect(impatient.cancelOrder({ market: 'BTC_USDT', clientOrderId: 'f-2' })).rejects.toBeInstanceOf(RequestTimeoutError);
+});
