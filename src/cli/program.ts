@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { registerApiCommand } from './api-command';
+import { registerBacktestCommand } from './backtest-command';
+import { registerDownloadCommand } from './download-command';
 import { registerRunCommand } from './run-command';
 import { registerCheckConfigCommand } from './check-config-command';
 import { registerStrategiesCommand } from './strategies-command';
@@ -13,6 +15,8 @@ import { registerSimExchangeCommand } from './sim-exchange-command';
  */
 const COMMANDS: readonly ((program: Command) => void)[] = [
   registerApiCommand,
+  registerDownloadCommand,
+  registerBacktestCommand,
   registerRunCommand,
   registerCheckConfigCommand,
   registerStrategiesCommand,

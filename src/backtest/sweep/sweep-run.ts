@@ -1,0 +1,40 @@
+import { Decimal } from '../../domain/decimal';
+import { loadBacktestData, runBacktest, type BacktestData } from '../run-backtest';
+import { parseIntervalOption, parseRiskLimits, textRecordToDecimal } from '../options';
+import type { BacktestMetrics } from '../report';
+import type { SweepJob, SweepRunResult, SweepSetup } from './sweep-types';
+
+/** Loads the candles of a sweep once per worker (every run of that worker reuses them). */
+export function loadSweepData(setup: SweepSetup): Promise<BacktestData> {
+  return loadBacktestData(setup.data, { from: setup.from, to: setup.to });
+}
+
+/** One grid point: a full backtest in memory; the metrics flattened to JSON-safe values. */
+export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: SweepJob): Promise<SweepRunResult> {
+  try {
+    const outcome = await runBacktest({
+      strategy: setup.strategy,
+      strategiesDir: setup.strategiesDir,
+      params: { ...setup.baseParams, ...job.params },
+      interval: setup.interval === undefined ? undefined : parseIntervalOption(setup.interval, '--interval'),
+      balances: textRecordToDecimal(setup.balances),
+      risk: setup.risk === undefined ? undefined : parseRiskLimits(setup.risk),
+    }, data);
+    return {
+      index: job.index, params: job.params, metrics: flattenMetrics(outcome.result.metrics),
+      orders: outcome.replay.orders.filter((o) => o.outcome === 'placed' && o.kind !== 'cancel').length, fills: outcome.replay.fills.length,
+    };
+  } catch (err) {
+    return { index: job.index, params: job.params, error: (err as Error).message };
+  }
+}
+
+export function flattenMetrics(m: BacktestMetrics): Record<string, string | number | null> {
+  const out: Record<string, string | number | null> = {};
+  for (const [key, value] of Object.entries(m)) {
+    if (value instanceof Decimal) out[key] = value.toString();
+    else if (typeof value === 'number') out[key] = Number.isFinite(value) ? value : String(value);
+    else out[key] = value === null ? null : String(value);
+  }
+  return out;
+}
