@@ -30,7 +30,7 @@ function defaultPeriodSeconds(interval: Interval): number {
  * are aggregated from 1m rows (first open, max high, min low, last close, summed volumes; money volume
  * estimated as volume x close per minute). Gaps stay gaps.
  *
- * `start` default: one week before `end` (or the interval's default period when both are omitted);
+ * `start` default: one week before now (or, when end is omitted too, the interval's default period before now);
  * `end` default: now. With an explicit start the first `limit` candles are returned, otherwise the
  * latest `limit`, so "give me the last N candles" works without computing a start.
  */
@@ -38,7 +38,7 @@ export function buildKlines(source: CandleSource, market: MarketInfo, now: numbe
   const interval = query.interval ?? '1h';
   const limit = query.limit ?? 1440;
   const end = Math.min(query.end ?? Math.floor(now), Math.floor(now));
-  const start = query.start ?? (query.end === undefined ? end - defaultPeriodSeconds(interval) : end - 7 * 86_400);
+  const start = query.start ?? (query.end === undefined ? end - defaultPeriodSeconds(interval) : Math.floor(now) - 7 * 86_400);
   if (start > end) return [];
   const from = candleOpenTime(interval, start) < start ? nextCandleOpenTime(interval, candleOpenTime(interval, start)) : start;
   const alignedFrom = candleOpenTime(interval, from);
