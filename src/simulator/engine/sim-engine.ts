@@ -24,8 +24,11 @@ import type { Clock } from '../../core/clock';
 import { Decimal } from '../../domain/decimal';
 import { AuthenticationError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
+import { EngineEvents } from './engine-events';
+import { KillSwitchTimers } from './kill-switch-timers';
 import { Ledger } from './ledger';
 import { conditionHolds, isMarketable, nextPathEvent } from './matching';
+import { OrderExecution } from './order-execution';
 import { checkActivationPrice, checkLimitOrder } from './order-checks';
 import { OrderBook } from './order-book';
 import { candlePath } from './price-path';
@@ -51,26 +54,21 @@ interface MarketState {
   pathPrice: Decimal | undefined;
 }
 
-const KILL_SWITCH_TYPES: Record<string, readonly SimOrderType[]> = {
-  spot: ['limit', 'stop limit'],
-  margin: ['margin limit', 'margin stop limit'],
-  futures: [],
-};
 
 export class SimEngine {
   private readonly clock: Clock;
   private readonly marketStates = new Map<MarketName, MarketState>();
   private readonly accounts = new Map<string, Ledger>();
   private readonly book: OrderBook;
-  private readonly killSwitches = new Map<string, Map<MarketName, SimKillSwitch>>();
-  private readonly listeners: ((event: EngineEvent) => void)[] = [];
-  private collected: EngineEvent[] = [];
+  private readonly killSwitches = new KillSwitchTimers();
+  private readonly events = new EngineEvents();
+  private readonly execution: OrderExecution;
   private nextOrderId = 1;
-  private nextDealId = 1;
 
   constructor(options: SimEngineOptions) {
     this.clock = options.clock;
     this.book = new OrderBook(options.historyLimit ?? 10_000);
+    this.execution = new OrderExecution(this.book, (k) => this.requireAccount(k), (m) => this.requireMarket(m).info, (e) => this.events.emit(e));
     for (const market of options.markets) this.addMarket(market);
   }
 
@@ -111,7 +109,7 @@ export class SimEngine {
 
   /** Called for every event as it happens (in addition to the arrays returned by applyCandle/processTimers). */
   onEvent(listener: (event: EngineEvent) => void): void {
-    this.listeners.push(listener);
+    this.events.on(listener);
   }
 
   // ---- the market moves -------------------------------------------------------------------------
@@ -124,7 +122,7 @@ export class SimEngine {
   applyCandle(market: MarketName, candle: Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>, intervalSeconds = 60): EngineEvent[] {
     const state = this.requireMarket(market);
     const time = candle.time + intervalSeconds;
-    return this.collect(() => {
+    return this.events.collect(() => {
       if (this.book.hasOpenInMarket(market)) {
         const path = candlePath(candle, state.pathPrice);
         let current = path[0] ?? candle.open;
@@ -133,8 +131,8 @@ export class SimEngine {
             const event = nextPathEvent(this.book.openInMarket(market), current, target);
             if (event === undefined) break;
             current = event.level;
-            if (event.kind === 'fill') this.fill(event.order, event.level, 1, time);
-            else this.trigger(event.order, event.level, time);
+            if (event.kind === 'fill') this.execution.fill(event.order, event.level, 1, time);
+            else this.execution.trigger(event.order, event.level, time);
           }
           current = target;
         }
@@ -146,19 +144,15 @@ export class SimEngine {
 
   /** Fires kill-switch timers whose cancellation time has passed on the market clock. */
   processTimers(nowSeconds: number = this.now()): EngineEvent[] {
-    return this.collect(() => {
-      for (const [apiKey, timers] of this.killSwitches) {
-        for (const [market, timer] of timers) {
-          if (timer.cancellationTime > nowSeconds) continue;
-          timers.delete(market);
-          const types = new Set((timer.types ?? Object.keys(KILL_SWITCH_TYPES)).flatMap((t) => KILL_SWITCH_TYPES[t] ?? []));
-          for (const order of this.book.openOf(apiKey, market)) {
-            if (order.status === 'OPEN' && types.has(order.type)) this.cancel(order, 'kill_switch', timer.cancellationTime);
-          }
+    return this.events.collect(() => {
+      for (const { apiKey, timer, types } of this.killSwitches.takeDue(nowSeconds)) {
+        for (const order of this.book.openOf(apiKey, timer.market)) {
+          if (order.status === 'OPEN' && types.has(order.type)) this.execution.cancel(order, 'kill_switch', timer.cancellationTime);
         }
       }
     });
   }
+
 
   // ---- orders -------------------------------------------------------------------------------------
 
@@ -168,9 +162,8 @@ export class SimEngine {
     checkLimitOrder(info, input.amount, input.price);
     const reserve = this.reserveFor(apiKey, 'trading', info, input.side, input.amount, input.price);
     const order = this.newOrder(apiKey, input, 'limit', reserve, undefined, undefined);
-    return this.collectOne(order, () => {
-      if (lastPrice !== undefined && isMarketable(order.side, order.price, lastPrice)) this.fill(order, lastPrice, 2, this.now());
-    });
+    if (lastPrice !== undefined && isMarketable(order.side, order.price, lastPrice)) this.execution.fill(order, lastPrice, 2, this.now());
+    return order;
   }
 
   /** `order/stop_limit`: buy waits for price >= activation (gte), sell for price <= activation (lte). */
@@ -182,9 +175,8 @@ export class SimEngine {
     const reserve = this.reserveFor(apiKey, 'trading', info, input.side, input.amount, input.price);
     const condition = input.side === 'buy' ? 'gte' : 'lte';
     const order = this.newOrder(apiKey, input, 'stop limit', reserve, input.activationPrice, condition);
-    return this.collectOne(order, () => {
-      if (conditionHolds(condition, input.activationPrice, last)) this.trigger(order, last, this.now());
-    });
+    if (conditionHolds(condition, input.activationPrice, last)) this.execution.trigger(order, last, this.now());
+    return order;
   }
 
   /**
@@ -222,7 +214,7 @@ export class SimEngine {
     if (order === undefined || order.apiKey !== apiKey || order.market !== market) {
       throw orderNotFound('orderId' in ref ? 'orderId' : 'clientOrderId');
     }
-    this.collect(() => this.cancel(order, 'user', this.now()));
+    this.events.collect(() => this.execution.cancel(order, 'user', this.now()));
     return order;
   }
 
@@ -234,8 +226,8 @@ export class SimEngine {
     if (oco === undefined || oco.apiKey !== apiKey || oco.market !== market) {
       throw orderNotFound('orderId' in ref ? 'orderId' : 'clientOrderId');
     }
-    this.collect(() => {
-      for (const leg of [oco.stopLoss, oco.takeProfit]) if (leg.status === 'OPEN') this.cancel(leg, 'user', this.now());
+    this.events.collect(() => {
+      for (const leg of [oco.stopLoss, oco.takeProfit]) if (leg.status === 'OPEN') this.execution.cancel(leg, 'user', this.now());
     });
     return oco;
   }
@@ -246,25 +238,14 @@ export class SimEngine {
   setKillSwitch(apiKey: string, market: MarketName, timeoutSeconds: number | null, types: readonly string[] | null = null): SimKillSwitch | null {
     this.requireAccount(apiKey);
     this.requireMarket(market);
-    let timers = this.killSwitches.get(apiKey);
-    if (timers === undefined) {
-      timers = new Map();
-      this.killSwitches.set(apiKey, timers);
-    }
-    if (timeoutSeconds === null) {
-      timers.delete(market);
-      return null;
-    }
-    const startTime = Math.floor(this.now());
-    const timer: SimKillSwitch = { market, startTime, cancellationTime: startTime + timeoutSeconds, types };
-    timers.set(market, timer);
-    return timer;
+    return this.killSwitches.set(apiKey, market, timeoutSeconds, types, this.now());
   }
 
+
   killSwitchStatus(apiKey: string, market?: MarketName): SimKillSwitch[] {
-    const timers = [...(this.killSwitches.get(apiKey)?.values() ?? [])];
-    return market === undefined ? timers : timers.filter((t) => t.market === market);
+    return this.killSwitches.status(apiKey, market);
   }
+
 
   // ---- queries ------------------------------------------------------------------------------------
 
@@ -352,72 +333,6 @@ export class SimEngine {
     return order;
   }
 
-  private trigger(order: SimOrder, price: Decimal, time: number): void {
-    order.activated = true;
-    order.activatedAt = time;
-    order.updatedAt = time;
-    this.emit({ type: 'triggered', time, order });
-    // The stop-loss leg firing ends the take-profit leg.
-    this.cancelSibling(order, time);
-    if (isMarketable(order.side, order.price, price)) this.fill(order, price, 2, time);
-  }
-
-  private fill(order: SimOrder, price: Decimal, role: 1 | 2, time: number): void {
-    const info = this.requireMarket(order.market).info;
-    const ledger = this.requireAccount(order.apiKey);
-    const amount = order.left;
-    const money = amount.times(price);
-    const fee = money.times(role === 1 ? order.makerFee : order.takerFee);
-    if (order.side === 'buy') {
-      ledger.spend(order.reserve, money.plus(fee));
-      ledger.credit(order.reserve.wallet, info.stock, amount);
-    } else {
-      ledger.spend(order.reserve, amount);
-      ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
-    }
-    order.left = new Decimal(0);
-    order.dealStock = order.dealStock.plus(amount);
-    order.dealMoney = order.dealMoney.plus(money);
-    order.dealFee = order.dealFee.plus(fee);
-    order.status = 'FILLED';
-    order.updatedAt = time;
-    order.finishedAt = time;
-    ledger.release(order.reserve);
-    this.book.finish(order);
-    const deal: SimDeal = {
-      id: this.nextDealId++, orderId: order.id, clientOrderId: order.clientOrderId, apiKey: order.apiKey, market: order.market,
-      side: order.side, role, time, amount, price, deal: money, fee, feeAsset: info.money,
-    };
-    this.book.recordDeal(deal);
-    this.emit({ type: 'filled', time, order, deal });
-    this.cancelSibling(order, time);
-  }
-
-  private cancel(order: SimOrder, reason: 'user' | 'oco' | 'kill_switch', time: number): void {
-    if (order.status !== 'OPEN') return;
-    order.status = 'CANCELED';
-    order.updatedAt = time;
-    order.finishedAt = time;
-    this.book.finish(order);
-    const sibling = this.sibling(order);
-    // OCO legs share one reserve: keep it while the other leg may still execute.
-    if (sibling === undefined || sibling.status !== 'OPEN') this.requireAccount(order.apiKey).release(order.reserve);
-    this.emit({ type: 'canceled', time, order, reason });
-    if (reason === 'user' || reason === 'kill_switch') this.cancelSibling(order, time, reason);
-  }
-
-  private cancelSibling(order: SimOrder, time: number, reason: 'user' | 'oco' | 'kill_switch' = 'oco'): void {
-    const sibling = this.sibling(order);
-    if (sibling !== undefined && sibling.status === 'OPEN') this.cancel(sibling, reason === 'user' ? 'oco' : reason, time);
-  }
-
-  private sibling(order: SimOrder): SimOrder | undefined {
-    if (order.ocoId === undefined) return undefined;
-    const oco = this.book.getOco(order.ocoId);
-    if (oco === undefined) return undefined;
-    return oco.stopLoss === order ? oco.takeProfit : oco.stopLoss;
-  }
-
   private requireMarket(name: MarketName): MarketState {
     const state = this.marketStates.get(name);
     if (state === undefined) throw marketNotAvailable();
@@ -428,27 +343,5 @@ export class SimEngine {
     const ledger = this.accounts.get(apiKey);
     if (ledger === undefined) throw new AuthenticationError('Unauthorized request.', 10, {}, 401);
     return ledger;
-  }
-
-  private emit(event: EngineEvent): void {
-    this.collected.push(event);
-    for (const listener of this.listeners) listener(event);
-  }
-
-  private collect(work: () => void): EngineEvent[] {
-    const outer = this.collected;
-    this.collected = [];
-    try {
-      work();
-      return this.collected;
-    } finally {
-      outer.push(...this.collected);
-      this.collected = outer;
-    }
-  }
-
-  private collectOne<T>(result: T, work: () => void): T {
-    this.collect(work);
-    return result;
   }
 }

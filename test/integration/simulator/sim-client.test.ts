@@ -1,7 +1,8 @@
 import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import {
-  DuplicateClientOrderIdError, ExchangeValidationError, InsufficientFundsError, OrderNotFoundError,
+  AuthenticationError, DuplicateClientOrderIdError, ExchangeUnavailableError, ExchangeValidationError, InsufficientFundsError,
+  OrderNotFoundError, RequestTimeoutError,
 } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
@@ -135,7 +136,6 @@ test('account endpoints answer plausible fixed data', async () => {
 });
 
 test('the client classifies the simulator failures: bad secret, 5xx, lost answer, held request', async () => {
-  const { AuthenticationError, ExchangeUnavailableError, RequestTimeoutError } = await import('../../../src/domain/errors');
   const clock = new SystemClock();
   const wrong = new HttpExchangeClient({
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'not-it' },

@@ -1,0 +1,90 @@
+import { Decimal } from '../../domain/decimal';
+import type { MarketInfo, MarketName } from '../../domain/market';
+import type { Ledger } from './ledger';
+import { isMarketable } from './matching';
+import type { OrderBook } from './order-book';
+import type { EngineEvent, SimDeal, SimOrder } from './types';
+
+export type CancelReason = 'user' | 'oco' | 'kill_switch';
+
+/**
+ * What happens to an order once the engine decided it: trigger (a stop becomes a limit, and fills at
+ * once as taker if marketable at the trigger price), fill (balances move, deal recorded), cancel (funds
+ * released), and the OCO rule (one leg filling or triggering cancels the other; legs share one reserve).
+ */
+export class OrderExecution {
+  private nextDealId = 1;
+
+  constructor(
+    private readonly book: OrderBook,
+    private readonly ledgerOf: (apiKey: string) => Ledger,
+    private readonly marketOf: (name: MarketName) => MarketInfo,
+    private readonly emit: (event: EngineEvent) => void,
+  ) {}
+
+  trigger(order: SimOrder, price: Decimal, time: number): void {
+    order.activated = true;
+    order.activatedAt = time;
+    order.updatedAt = time;
+    this.emit({ type: 'triggered', time, order });
+    // The stop-loss leg firing ends the take-profit leg.
+    this.cancelSibling(order, time);
+    if (isMarketable(order.side, order.price, price)) this.fill(order, price, 2, time);
+  }
+
+  fill(order: SimOrder, price: Decimal, role: 1 | 2, time: number): void {
+    const info = this.marketOf(order.market);
+    const ledger = this.ledgerOf(order.apiKey);
+    const amount = order.left;
+    const money = amount.times(price);
+    const fee = money.times(role === 1 ? order.makerFee : order.takerFee);
+    if (order.side === 'buy') {
+      ledger.spend(order.reserve, money.plus(fee));
+      ledger.credit(order.reserve.wallet, info.stock, amount);
+    } else {
+      ledger.spend(order.reserve, amount);
+      ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
+    }
+    order.left = new Decimal(0);
+    order.dealStock = order.dealStock.plus(amount);
+    order.dealMoney = order.dealMoney.plus(money);
+    order.dealFee = order.dealFee.plus(fee);
+    order.status = 'FILLED';
+    order.updatedAt = time;
+    order.finishedAt = time;
+    ledger.release(order.reserve);
+    this.book.finish(order);
+    const deal: SimDeal = {
+      id: this.nextDealId++, orderId: order.id, clientOrderId: order.clientOrderId, apiKey: order.apiKey, market: order.market,
+      side: order.side, role, time, amount, price, deal: money, fee, feeAsset: info.money,
+    };
+    this.book.recordDeal(deal);
+    this.emit({ type: 'filled', time, order, deal });
+    this.cancelSibling(order, time);
+  }
+
+  cancel(order: SimOrder, reason: CancelReason, time: number): void {
+    if (order.status !== 'OPEN') return;
+    order.status = 'CANCELED';
+    order.updatedAt = time;
+    order.finishedAt = time;
+    this.book.finish(order);
+    const sibling = this.sibling(order);
+    // OCO legs share one reserve: keep it while the other leg may still execute.
+    if (sibling === undefined || sibling.status !== 'OPEN') this.ledgerOf(order.apiKey).release(order.reserve);
+    this.emit({ type: 'canceled', time, order, reason });
+    if (reason === 'user' || reason === 'kill_switch') this.cancelSibling(order, time, reason);
+  }
+
+  private cancelSibling(order: SimOrder, time: number, reason: CancelReason = 'oco'): void {
+    const sibling = this.sibling(order);
+    if (sibling !== undefined && sibling.status === 'OPEN') this.cancel(sibling, reason === 'user' ? 'oco' : reason, time);
+  }
+
+  private sibling(order: SimOrder): SimOrder | undefined {
+    if (order.ocoId === undefined) return undefined;
+    const oco = this.book.getOco(order.ocoId);
+    if (oco === undefined) return undefined;
+    return oco.stopLoss === order ? oco.takeProfit : oco.stopLoss;
+  }
+}
