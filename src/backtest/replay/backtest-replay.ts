@@ -59,8 +59,9 @@ interface Lane {
  *
  * Order of events for each data time t (all markets merged, as the simulator's market feed does):
  *   1. a strategy candle left open by a data gap is closed at its own end time;
- *   2. the clock moves to the close of t; kill-switch timers; every market's candle at t is applied
- *      to the engine (triggers and fills in path order);
+ *   2. the clock moves to the close of t; every market's candle at t is applied to the engine
+ *      (triggers and fills in path order). Kill-switch timers are not processed: nothing in a
+ *      backtest can arm one (strategies have no such intent);
  *   3. strategy candles that closed with t go to the host (markets in name order); intents are
  *      handled at once, at that clock time, against the close as the last price.
  */
@@ -116,6 +117,16 @@ export class BacktestReplay {
   }
 
   async run(): Promise<ReplayResult> {
+    const count = this.lanes.length === 1 ? await this.runOne(this.lanes[0] as Lane) : await this.runMerged();
+    const stats: Record<string, StrategyStats> = {};
+    for (const name of this.host.strategyNames()) stats[name] = this.host.stats(name);
+    const finalBalances: Record<string, { available: Decimal; freeze: Decimal }> = {};
+    for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
+    return { fills: this.flow.fills, orders: this.flow.log, finalBalances, stats, candleCount: count, strategyCandles: this.strategyCandles };
+  }
+
+  /** Several markets: the data times merged, every market's candle at t applied before any strategy runs. */
+  private async runMerged(): Promise<number> {
     const lanes = this.lanes;
     const n = lanes.length;
     const step = this.dataSeconds;
@@ -128,16 +139,9 @@ export class BacktestReplay {
         if (c !== undefined && c.time < t) t = c.time;
       }
       if (t === Number.POSITIVE_INFINITY) break;
-      for (let i = 0; i < n; i++) {
-        const lane = lanes[i] as Lane;
-        for (const agg of lane.aggregators) {
-          const gapClosed = agg.takeClosedBefore(t);
-          if (gapClosed !== undefined) await this.emit(lane.market, agg.interval, gapClosed.candle, gapClosed.closeTime);
-        }
-      }
+      for (let i = 0; i < n; i++) await this.closeGapBuckets(lanes[i] as Lane, t);
       const close = t + step;
       this.clock.setMs(close * 1000);
-      this.engine.processTimers(close);
       for (let i = 0; i < n; i++) {
         const lane = lanes[i] as Lane;
         const c = lane.candles[lane.cursor];
@@ -149,22 +153,53 @@ export class BacktestReplay {
         if (c === undefined || c.time !== t) continue;
         lane.cursor++;
         count++;
-        const aggs = lane.aggregators;
-        for (let a = 0; a < aggs.length; a++) {
-          const agg = aggs[a] as CandleAggregator;
-          const done = agg.push(c, close);
-          if (done !== undefined) {
-            const r = this.emit(lane.market, agg.interval, done, close);
-            if (r !== undefined) await r;
-          }
-        }
+        const r = this.pushToAggregators(lane, c, close);
+        if (r !== undefined) await r;
       }
     }
-    const stats: Record<string, StrategyStats> = {};
-    for (const name of this.host.strategyNames()) stats[name] = this.host.stats(name);
-    const finalBalances: Record<string, { available: Decimal; freeze: Decimal }> = {};
-    for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
-    return { fills: this.flow.fills, orders: this.flow.log, finalBalances, stats, candleCount: count, strategyCandles: this.strategyCandles };
+    return count;
+  }
+
+  /** One market (the common case and the benchmark): the same steps without the merge. */
+  private async runOne(lane: Lane): Promise<number> {
+    const step = this.dataSeconds;
+    const candles = lane.candles;
+    const gapsMatter = lane.aggregators.some((a) => !a.isPassThrough);
+    for (let i = 0; i < candles.length; i++) {
+      const c = candles[i] as Candle;
+      if (gapsMatter) await this.closeGapBuckets(lane, c.time);
+      const close = c.time + step;
+      this.clock.setMs(close * 1000);
+      this.engine.applyCandle(lane.market, c, step);
+      lane.cursor = i + 1;
+      const r = this.pushToAggregators(lane, c, close);
+      if (r !== undefined) await r;
+    }
+    return candles.length;
+  }
+
+  private async closeGapBuckets(lane: Lane, t: number): Promise<void> {
+    for (const agg of lane.aggregators) {
+      const gapClosed = agg.takeClosedBefore(t);
+      if (gapClosed !== undefined) await this.emit(lane.market, agg.interval, gapClosed.candle, gapClosed.closeTime);
+    }
+  }
+
+  private pushToAggregators(lane: Lane, c: Candle, close: number): Promise<void> | undefined {
+    const aggs = lane.aggregators;
+    if (aggs.length === 1) {
+      const agg = aggs[0] as CandleAggregator;
+      const done = agg.push(c, close);
+      return done === undefined ? undefined : this.emit(lane.market, agg.interval, done, close);
+    }
+    // Several intervals on one market: in order, each awaited before the next.
+    let chain: Promise<void> | undefined;
+    for (const agg of aggs) {
+      const done = agg.push(c, close);
+      if (done === undefined) continue;
+      chain = chain === undefined ? this.emit(lane.market, agg.interval, done, close) : chain.then(() => this.emit(lane.market, agg.interval, done, close));
+    }
+    return chain;
   }
 
   /** Hands a closed strategy candle to the host; returns a promise only when an async strategy is involved. */

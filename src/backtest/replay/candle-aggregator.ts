@@ -24,6 +24,10 @@ export class CandleAggregator {
   private bucket: Bucket | undefined;
   private readonly passThrough: boolean;
 
+  get isPassThrough(): boolean {
+    return this.passThrough;
+  }
+
   constructor(readonly interval: Interval, dataInterval: Interval) {
     this.passThrough = interval === dataInterval;
   }

@@ -24,7 +24,8 @@ const NONE: readonly OpenOrderView[] = Object.freeze([]);
 export class OrderJournal {
   private readonly all = new Map<string, Entry>();
   private readonly open = new Map<string, Entry>();
-  private readonly byStrategy = new Map<string, readonly OpenOrderView[]>();
+  /** strategy -> market -> views; nested maps, so the hot read builds no key string. */
+  private readonly byStrategy = new Map<string, Map<MarketName, readonly OpenOrderView[]>>();
   private readonly byMarket = new Map<MarketName, readonly OpenOrderView[]>();
 
   addOrder(view: OpenOrderView, order: SimOrder): void {
@@ -56,11 +57,16 @@ export class OrderJournal {
 
   /** This strategy's open orders on the market, oldest first. */
   openOf(strategy: string, market: MarketName): readonly OpenOrderView[] {
-    const key = `${strategy}\u0000${market}`;
-    let views = this.byStrategy.get(key);
+    if (this.open.size === 0) return NONE;
+    let markets = this.byStrategy.get(strategy);
+    if (markets === undefined) {
+      markets = new Map();
+      this.byStrategy.set(strategy, markets);
+    }
+    let views = markets.get(market);
     if (views === undefined) {
-      views = this.open.size === 0 ? NONE : Object.freeze([...this.open.values()].map((e) => e.view).filter((v) => v.strategy === strategy && v.market === market));
-      this.byStrategy.set(key, views);
+      views = Object.freeze([...this.open.values()].map((e) => e.view).filter((v) => v.strategy === strategy && v.market === market));
+      markets.set(market, views);
     }
     return views;
   }
@@ -88,7 +94,7 @@ export class OrderJournal {
   }
 
   private invalidate(): void {
-    this.byStrategy.clear();
+    for (const markets of this.byStrategy.values()) markets.clear();
     this.byMarket.clear();
   }
 }
