@@ -258,18 +258,28 @@ export class TradebotApp {
 
   private intentSink(exec: Execution, book: OpenOrderBook, log: Logger): IntentSink {
     const m = this.metrics;
+    let lastRefreshMs = 0;
     return {
       submit: async (intents) => {
         for (const stamped of intents) {
           try {
             const result = await exec.executor.submit(stamped);
-            if (result.outcome !== 'denied') m.intents.inc({ strategy: stamped.strategy, result: 'accepted', rule: 'none' });
+            if (result.outcome !== 'denied') {
+              m.intents.inc({ strategy: stamped.strategy, result: 'accepted', rule: 'none' });
+              book.note(result.records);
+            }
           } catch (err) {
             m.intents.inc({ strategy: stamped.strategy, result: 'denied', rule: err instanceof NotReadyError ? 'not_ready' : 'error' });
             log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
           }
         }
-        await book.refresh().catch((err: unknown) => log.warn({ err }, 'open-order view not refreshed'));
+        // A full re-read of the journal is O(all orders) on the in-process store: at most once a
+        // second here (note() keeps the view exact for our own submissions meanwhile), and after
+        // every reconciliation pass.
+        if (this.wallClock.nowMs() - lastRefreshMs >= 1000) {
+          lastRefreshMs = this.wallClock.nowMs();
+          await book.refresh().catch((err: unknown) => log.warn({ err }, 'open-order view not refreshed'));
+        }
       },
     };
   }

@@ -5,30 +5,19 @@ import type { FrozenConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
+import { buildExecution as buildExecutionCore, type Execution as BuiltExecution } from '../execution/build-execution';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
-import { Executor } from '../execution/executor';
-import { InFlight } from '../execution/in-flight';
 import { LeaseKeeper } from '../execution/lease-keeper';
-import { MarketCatalog } from '../execution/market-catalog';
-import { OrderLocator } from '../execution/order-locator';
 import type { BalanceView } from '../execution/prepare-order';
-import { Readiness } from '../execution/readiness';
-import { Reconciler } from '../execution/reconciler';
 import type { PreTradeRisk } from '../execution/risk-port';
-import { Settler } from '../execution/settler';
 import type { Logger } from '../log/logger';
 import type { DiscrepancyKind } from '../metrics/definitions';
 import type { Metrics } from '../metrics/registry';
 import type { LeaseStore } from '../store/lease-store-port';
 import type { OrderStore } from '../store/order-store-port';
 
-export interface Execution {
-  readonly executor: Executor;
-  readonly settler: Settler;
-  readonly reconciler: Reconciler;
+export interface Execution extends BuiltExecution {
   readonly leases: LeaseKeeper;
-  readonly readiness: Readiness;
-  readonly catalog: MarketCatalog;
   readonly owner: string;
 }
 
@@ -46,32 +35,19 @@ export interface ExecutionInput {
   readonly metrics: Metrics;
 }
 
-/** Executor, settler, reconciler and leases wired to one journal, one exchange client and one readiness flag. */
+/** The execution package's own wiring (build-execution.ts) plus this replica's leases, observed by metrics. */
 export function buildExecution(i: ExecutionInput): Execution {
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const readiness = new Readiness();
-  const inFlight = new InFlight();
-  const locator = new OrderLocator(i.exchange);
   const leases = new LeaseKeeper({
     store: i.leaseStore, owner,
     onChange: (scope, held) => i.metrics.leaseOwned.set({ strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
   });
-  const settler = new Settler({
-    store: i.store, locator, clock: i.clock, events: i.events, inFlight, leases: i.leaseStore, owner,
-    // HTTP timeout + the longest limiter wait worth waiting for + clock margin between replicas.
-    inFlightWindowMs: i.config.exchange.timeoutMs * 2 + 10_000,
+  const built = buildExecutionCore({
+    exchange: i.exchange, store: i.store, leases, leaseStore: i.leaseStore, owner, risk: i.risk, clock: i.clock,
+    events: i.events, balances: i.balances, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,
+    unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, reconcileIntervalMs: i.config.reconcile.intervalSeconds * 1000,
   });
-  const catalog = new MarketCatalog({ exchange: i.exchange, clock: i.clock });
-  const executor = new Executor({
-    exchange: i.exchange, store: i.store, leases, risk: i.risk, markets: catalog, settler, readiness,
-    events: i.events, inFlight, balances: i.balances,
-  });
-  const reconciler = new Reconciler({
-    store: i.store, locator, settler, readiness, events: i.events, clock: i.clock, exchange: i.exchange,
-    markets: i.markets, unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, leases,
-    intervalMs: i.config.reconcile.intervalSeconds * 1000,
-  });
-  return { executor, settler, reconciler, leases, readiness, catalog, owner };
+  return { ...built, leases, owner };
 }
 
 const DISCREPANCY_LABEL: Readonly<Record<string, DiscrepancyKind>> = {

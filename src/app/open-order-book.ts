@@ -1,5 +1,6 @@
 import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
+import { LIVE_STATUSES } from '../domain/order-state';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import type { OpenOrderView } from '../strategy/open-order';
 
@@ -33,6 +34,19 @@ export class OpenOrderBook {
     this.byMarket = next;
     this.counts = [...counts.values()];
     this.onCounts?.(this.counts);
+  }
+
+  /**
+   * Adds freshly journaled live records at once (cheap), so the next risk check of the same batch
+   * counts them; the next full refresh replaces the whole view anyway.
+   */
+  note(records: readonly OrderRecord[]): void {
+    for (const record of records) {
+      if (record.kind === 'oco_tp' || !LIVE_STATUSES.has(record.status)) continue;
+      const list = this.byMarket.get(record.market) ?? [];
+      if (list.some((o) => o.clientOrderId === record.clientOrderId)) continue;
+      this.byMarket.set(record.market, [...list, toView(record)]);
+    }
   }
 
   /** Every open order on the market, all strategies (risk checks). */

@@ -1,0 +1,154 @@
+import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { CandleFlow } from '../src/app/candle-flow';
+import { OpenOrderBook } from '../src/app/open-order-book';
+import { RiskGate } from '../src/app/risk-gate';
+import { riskLimitsFromConfig } from '../src/app/risk-wiring';
+import { SystemClock } from '../src/core/clock';
+import type { Candle } from '../src/domain/candle';
+import { Decimal } from '../src/domain/decimal';
+import type { OcoReport, OrderReport } from '../src/domain/order';
+import type { FetchCandlesRequest, PlaceStopLimitRequest } from '../src/exchange/exchange-client';
+import { buildExecution } from '../src/execution/build-execution';
+import { LeaseKeeper } from '../src/execution/lease-keeper';
+import { DrivenMarketClock } from '../src/market-data/market-clock';
+import { RiskEngine } from '../src/risk/risk-engine';
+import { simMarketInfo } from '../src/simulator/sim-markets';
+import { InMemoryLeaseStore } from '../src/store/memory/in-memory-lease-store';
+import { InMemoryOrderStore } from '../src/store/memory/in-memory-order-store';
+import { prepareStrategy, type LoadedStrategy } from '../src/strategy/prepare-strategy';
+import { StrategyHost } from '../src/strategy/strategy-host';
+import { z } from 'zod';
+import type { BenchRow } from './bench-types';
+
+/**
+ * Tick-to-trade: from the moment a kline answer is in our hands to the moment the order request is
+ * handed to the exchange client, through the daemon's real path (CandlePoller -> StrategyHost ->
+ * Executor: risk gate, rounding, journal (in-process store), lease) with 100 markets x 3 strategies,
+ * every strategy ordering on every candle. The exchange answers at once, in process: no network.
+ */
+const MARKETS = Array.from({ length: 100 }, (_, i) => `M${i}_USDT`);
+const ROUNDS = 20;
+const zero = new Decimal(0);
+
+function candleAt(market: string, time: number): Candle {
+  const base = 100 + (market.length % 7) + Math.sin(time / 600) * 2;
+  const p = (x: number) => new Decimal(x.toFixed(2));
+  return { time, open: p(base), high: p(base + 0.5), low: p(base - 0.5), close: p(base + 0.1), volume: new Decimal(10), volumeMoney: new Decimal(1000) };
+}
+
+class InstantExchange {
+  readonly answeredAt = new Map<string, number>();
+  readonly latenciesMs: number[] = [];
+  private nextId = 1;
+  constructor(private readonly clock: DrivenMarketClock) {}
+  async fetchMarkets() {
+    return MARKETS.map((m) => simMarketInfo(m));
+  }
+  async fetchCandles(r: FetchCandlesRequest): Promise<Candle[]> {
+    const out: Candle[] = [];
+    const end = Math.min(r.end ?? 0, Math.floor(this.clock.nowMs() / 1000));
+    for (let t = r.start ?? 0; t <= end && out.length < (r.limit ?? 1440); t += 60) out.push(candleAt(r.market, t));
+    this.answeredAt.set(r.market, performance.now()); // the kline answer is in our hands
+    return out;
+  }
+  async placeStopLimit(r: PlaceStopLimitRequest): Promise<OrderReport> {
+    const t0 = this.answeredAt.get(r.market);
+    if (t0 !== undefined) this.latenciesMs.push(performance.now() - t0);
+    const amount = new Decimal(String(r.amount));
+    // Filled at once, so open orders do not pile up over the rounds (the risk engine would cap them).
+    return {
+      orderId: this.nextId++, clientOrderId: r.clientOrderId, market: r.market, side: r.side, type: 'stop limit', timestamp: Date.now() / 1000,
+      amount, left: zero, dealStock: amount, dealMoney: amount.times(String(r.price)), dealFee: zero, price: new Decimal(String(r.price)),
+      activationPrice: new Decimal(String(r.activationPrice)), activationCondition: 'gte', activated: true, status: 'FILLED',
+    };
+  }
+  async placeOco(): Promise<OcoReport> { throw new Error('unused'); }
+  async cancelOrder(): Promise<OrderReport> { throw new Error('unused'); }
+  async cancelOco(): Promise<OcoReport> { throw new Error('unused'); }
+  async fetchActiveOrders() { return []; }
+  async fetchActiveOcoOrders() { return []; }
+  async fetchOrderHistory() { return []; }
+}
+
+function benchStrategy(name: string): LoadedStrategy {
+  return prepareStrategy({
+    name, markets: MARKETS, interval: '1m', warmup: 2, params: z.object({}),
+    onCandle: (ctx: { market: string; candle: Candle }) => [{
+      kind: 'stop_limit', market: ctx.market, side: 'buy', amount: new Decimal('0.1'),
+      activationPrice: ctx.candle.close.times('1.001'), price: ctx.candle.close.times('1.002'),
+    }],
+  }, {});
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function measure(fullRefresh: boolean): Promise<{ lat: number[]; elapsed: number }> {
+  const start = 1_700_000_040 * 1000;
+  const clock = new DrivenMarketClock(start);
+  const exchange = new InstantExchange(clock);
+  const wall = new SystemClock();
+  const leaseStore = new InMemoryLeaseStore(wall);
+  const store = new InMemoryOrderStore(leaseStore, wall);
+  const strategies = ['alpha', 'beta', 'gamma'].map(benchStrategy);
+  const leases = new LeaseKeeper({ store: leaseStore, owner: 'bench', ttlMs: 3_600_000 });
+  for (const s of strategies) for (const m of MARKETS) leases.want(s.name, m);
+  await leases.tick();
+  const book = new OpenOrderBook(store);
+  const engine = new RiskEngine({ clock, limits: riskLimitsFromConfig({ initialState: 'active', defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' }, markets: {}, feeMargin: '0.002' }) });
+  let flow: CandleFlow | undefined;
+  let lastRefresh = 0;
+  const big = { USDT: { available: new Decimal('1e12'), freeze: zero } };
+  const exec = buildExecution({
+    exchange, store, leases, risk: new RiskGate(engine, book, { lastPrice: (m) => flow?.lastPrice(m), balances: () => big }),
+    clock: wall, markets: MARKETS, requestTimeoutMs: 1000,
+  });
+  await exec.reconciler.runOnce();
+  exec.reconciler.stop();
+  const host = new StrategyHost({ strategies, clock, timeBudgetMs: 250 });
+  const log = pino({ level: 'silent' });
+  flow = new CandleFlow({
+    host, client: exchange, clock, log, klineDelayMs: 1500, warmupFor: () => 2,
+    sink: {
+      submit: async (intents) => {
+        // As the daemon's sink (build-app.ts): note our own submissions, full re-read at most once a second.
+        for (const s of intents) {
+          const result = await exec.executor.submit(s);
+          if (result.outcome !== 'denied') book.note(result.records);
+        }
+        if (fullRefresh && performance.now() - lastRefresh >= 1000) {
+          lastRefresh = performance.now();
+          await book.refresh();
+        }
+      },
+    },
+  });
+  await flow.warmUp();
+  const jobs = flow.jobs();
+  const signal = new AbortController().signal;
+  const t0 = performance.now();
+  for (let round = 0; round < ROUNDS; round++) {
+    clock.advanceMs(60_000);
+    for (const job of jobs) await job.run({ job: job.name, scheduledAtMs: clock.nowMs(), signal });
+  }
+  const elapsed = performance.now() - t0;
+  return { lat: [...exchange.latenciesMs].sort((a, b) => a - b), elapsed };
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const fullRefresh of [false, true]) {
+    const { lat, elapsed } = await measure(fullRefresh);
+    const variant = fullRefresh ? ' (+ journal re-read 1/s)' : '';
+    const note = `${MARKETS.length} markets x 3 strategies, ${lat.length} orders; kline answer -> placeStopLimit called${fullRefresh ? '; open-order view re-read from the in-process journal once a second, as the daemon does' : ''}`;
+    rows.push(
+      { name: `tick-to-trade p50${variant}`, value: Number(percentile(lat, 50).toFixed(3)), unit: 'ms', note },
+      { name: `tick-to-trade p99${variant}`, value: Number(percentile(lat, 99).toFixed(3)), unit: 'ms', note: 'goal < 2 ms' },
+      { name: `tick-to-trade max${variant}`, value: Number((lat.at(-1) ?? NaN).toFixed(3)), unit: 'ms' },
+      { name: `orders per second, sequential${variant}`, value: Math.round(lat.length / (elapsed / 1000)), unit: 'orders/s' },
+    );
+  }
+  return rows;
+}
