@@ -5,15 +5,19 @@
  * Backtest use, with no HTTP at all:
  *
  *   const clock = new ManualClock(start * 1000);
- *   const engine = new SimEngine({ clock, markets: [btcUsdt] });
+ *   const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')] });   // sim-markets.ts
  *   engine.openAccount('bt', { trading: { USDT: '10000' } });
  *   engine.setLastPrice('BTC_USDT', firstCandle.open);
  *   for (const candle of candles) {                       // 1m candles, ascending
- *     clock.setMs((candle.time + 60) * 1000);
+ *     clock.setMs((candle.time + 60) * 1000);                  // the candle has closed
+ *     engine.processTimers(candle.time + 60);                  // kill-switch expiries first
  *     const events = engine.applyCandle('BTC_USDT', candle);   // triggers, fills, OCO cancels, in path order
- *     engine.processTimers();                                  // kill-switch expiries
  *     ... strategy decides, then engine.placeStopLimit('bt', {...}) / placeOco / cancelOrder ...
  *   }
+ *
+ * Amounts and prices are Decimals. `events` (EngineEvent: triggered / filled with its deal / canceled
+ * with a reason) can also be observed with `onEvent`. Balances: tradingBalances / collateralBalances;
+ * history: orderHistory / deals (newest first, bounded).
  *
  * Every rejection throws the same ExchangeRejectedError subclasses the HTTP client raises (see
  * rejections.ts), carrying the venue code, field errors and HTTP status. Orders and OCO groups returned
@@ -53,7 +57,6 @@ interface MarketState {
   /** Where the last applied candle path ended; the next candle's path starts here. */
   pathPrice: Decimal | undefined;
 }
-
 
 export class SimEngine {
   private readonly clock: Clock;
