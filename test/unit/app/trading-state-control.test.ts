@@ -1,0 +1,44 @@
+import pino from 'pino';
+import { TradingStateControl } from '../../../src/app/trading-state-control';
+import { ManualClock } from '../../../src/core/clock';
+import { RiskEngine } from '../../../src/risk/risk-engine';
+import { InMemoryTradingStateStore, parseTradingState } from '../../../src/risk/trading-state-store';
+
+const log = pino({ level: 'silent' });
+const engine = (initial: 'active' | 'halted' | 'reducing' = 'active') => new RiskEngine({ limits: {}, clock: new ManualClock(0), initialState: initial });
+
+test('at start the stricter of config and stored state wins', async () => {
+  const store = new InMemoryTradingStateStore();
+  await store.write({ state: 'halted', reason: 'ops', atMs: 1 });
+  const e = engine();
+  await new TradingStateControl(e, store, log).init('active');
+  expect(e.tradingState).toBe('halted');
+
+  const store2 = new InMemoryTradingStateStore();
+  await store2.write({ state: 'active', reason: 'old resume', atMs: 1 });
+  const e2 = engine();
+  await new TradingStateControl(e2, store2, log).init('halted');
+  expect(e2.tradingState).toBe('halted');
+});
+
+test('sync applies only records written after the last one applied', async () => {
+  const store = new InMemoryTradingStateStore();
+  await store.write({ state: 'active', reason: 'old', atMs: 10 });
+  const e = engine();
+  const control = new TradingStateControl(e, store, log);
+  await control.init('reducing');
+  await control.sync();
+  expect(e.tradingState).toBe('reducing'); // the old record does not undo the config
+  await store.write({ state: 'halted', reason: 'pause', atMs: 20 });
+  await control.sync();
+  expect(e.tradingState).toBe('halted');
+  await control.set('active', 'SIGUSR2', 30);
+  expect(e.tradingState).toBe('active');
+  expect((await store.read())?.state).toBe('active');
+});
+
+test('state names accept the CLI spellings', () => {
+  expect(parseTradingState('reduce-only')).toBe('reducing');
+  expect(parseTradingState('paused')).toBe('halted');
+  expect(() => parseTradingState('sleeping')).toThrow('unknown trading state');
+});
