@@ -1,4 +1,5 @@
 import { SystemClock, type Clock } from '../core/clock';
+import { bucketParams } from './bucket-params';
 import { LIMITS, type LimitId, type LimitTable } from './limits';
 import type { RateLimiter } from './rate-limiter';
 
@@ -21,6 +22,7 @@ interface Waiter {
 }
 
 interface Bucket {
+  /** Bucket size B (not the limit: see bucketParams). */
   readonly capacity: number;
   /** Tokens per ms. */
   readonly rate: number;
@@ -31,10 +33,22 @@ interface Bucket {
   timer: unknown;
 }
 
+export interface InMemoryRateLimiterOptions {
+  readonly limits?: LimitTable;
+  readonly clock?: Clock;
+  readonly timer?: LimiterTimer;
+  /** Share of each limit we allow ourselves per window (default 0.97, as the Redis bucket). */
+  readonly safetyMargin?: number;
+  /** Share of that budget that may go out as one burst (default 0.02, as the Redis bucket). */
+  readonly burstFraction?: number;
+}
+
 /**
- * A token bucket per limit id, in this process (hummingbot-style: limits are data). The bucket
- * holds `capacity` tokens and refills continuously at capacity/window. Callers that find it empty
- * wait in FIFO order instead of failing; `priority: 'high'` (cancels) waits in a queue that is
+ * A token bucket per limit id, in this process (hummingbot-style: limits are data). Bucket size and
+ * refill come from bucketParams, shared with the Redis bucket: burst B plus refill over one window
+ * never exceed the limit, so no window of the exchange (sliding or fixed) sees more than `capacity`
+ * grants; a bucket of capacity C refilled C per window would let 2C through. Callers that find it
+ * empty wait in FIFO order instead of failing; `priority: 'high'` (cancels) waits in a queue that is
  * always served first. A waiter whose AbortSignal fires leaves the queue with the signal's reason.
  * The Redis-shared bucket implements the same RateLimiter port for several replicas.
  */
@@ -43,11 +57,17 @@ export class InMemoryRateLimiter implements RateLimiter {
   private readonly limits: LimitTable;
   private readonly clock: Clock;
   private readonly timer: LimiterTimer;
+  private readonly margin: number;
+  private readonly burst: number;
 
-  constructor(options: { limits?: LimitTable; clock?: Clock; timer?: LimiterTimer } = {}) {
+  constructor(options: InMemoryRateLimiterOptions = {}) {
     this.limits = options.limits ?? LIMITS;
     this.clock = options.clock ?? new SystemClock();
     this.timer = options.timer ?? realTimer;
+    this.margin = options.safetyMargin ?? 0.97;
+    this.burst = options.burstFraction ?? 0.02;
+    // Fail at construction on a bad table rather than on the first request (as the Redis bucket).
+    for (const id of Object.keys(this.limits) as LimitId[]) bucketParams(this.limits[id], this.margin, this.burst);
   }
 
   acquire(limit: LimitId, options: { priority?: 'high' | 'normal'; signal?: AbortSignal } = {}): Promise<void> {
@@ -94,8 +114,9 @@ export class InMemoryRateLimiter implements RateLimiter {
   private bucket(limit: LimitId): Bucket {
     let b = this.buckets.get(limit);
     if (b === undefined) {
-      const spec = this.limits[limit];
-      b = { capacity: spec.capacity, rate: spec.capacity / spec.windowMs, tokens: spec.capacity, updatedAt: this.clock.nowMs(), high: [], normal: [], timer: undefined };
+      const p = bucketParams(this.limits[limit], this.margin, this.burst);
+      // Starts full: B tokens, which bucketParams already counts against the first window.
+      b = { capacity: p.capacity, rate: p.ratePerMs, tokens: p.capacity, updatedAt: this.clock.nowMs(), high: [], normal: [], timer: undefined };
       this.buckets.set(limit, b);
     }
     return b;

@@ -198,7 +198,9 @@ describe('HttpExchangeClient over loopback HTTP', () => {
   test('the limiter makes queued callers wait, in order, over real HTTP', async () => {
     const s = await server((req) => ({ body: req.url.includes('cancel') ? fixture('http_post_order_cancel') : fixture('http_post_orders') }));
     const clock = new SystemClock();
-    const limiter = new InMemoryRateLimiter({ clock, limits: { ...LIMITS, activeOrders: { capacity: 1, windowMs: 60 }, orders: { capacity: 1, windowMs: 60 } } });
+    // 2 per 120 ms with half as burst: a bucket of 1 token refilled every 60 ms.
+    const tiny = { capacity: 2, windowMs: 120 };
+    const limiter = new InMemoryRateLimiter({ clock, limits: { ...LIMITS, activeOrders: tiny, orders: tiny }, safetyMargin: 1, burstFraction: 0.5 });
     const h = client(s.url, { limiter });
     await limiter.acquire('orders'); // empty both buckets so every call below has to queue
     await limiter.acquire('activeOrders');

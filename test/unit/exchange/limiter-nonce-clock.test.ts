@@ -1,6 +1,7 @@
 import { ManualClock } from '../../../src/core/clock';
 import { measureClockOffset, syncClockOffset } from '../../../src/exchange/clock-offset';
 import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { bucketParams } from '../../../src/limiter/bucket-params';
 import { LIMITS, type LimitTable } from '../../../src/limiter/limits';
 import { InMemoryRateLimiter, type LimiterTimer } from '../../../src/limiter/in-memory-limiter';
 
@@ -23,16 +24,22 @@ class ManualTimer implements LimiterTimer {
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
-const table: LimitTable = { ...LIMITS, orders: { capacity: 2, windowMs: 1000 } };
+/**
+ * A limit of 4 per 1000 ms with no margin and half of it as burst: the bucket holds 2 and refills
+ * one token per 500 ms, so any 1000 ms window sees at most 2 + 2 = 4 grants. (These tests used to
+ * say capacity 2 for the same bucket, which let 4 through per window: twice the limit.)
+ */
+const table: LimitTable = { ...LIMITS, orders: { capacity: 4, windowMs: 1000 } };
+const OPTIONS = { safetyMargin: 1, burstFraction: 0.5 } as const;
 
 function setup() {
   const clock = new ManualClock(1_000_000);
   const timer = new ManualTimer();
-  return { clock, timer, limiter: new InMemoryRateLimiter({ limits: table, clock, timer }) };
+  return { clock, timer, limiter: new InMemoryRateLimiter({ limits: table, clock, timer, ...OPTIONS }) };
 }
 
 describe('InMemoryRateLimiter', () => {
-  test('starts full, then callers wait in FIFO order as tokens refill', async () => {
+  test('starts with its burst, then callers wait in FIFO order as tokens refill', async () => {
     const { clock, timer, limiter } = setup();
     await limiter.acquire('orders');
     await limiter.acquire('orders');
@@ -94,7 +101,8 @@ describe('InMemoryRateLimiter', () => {
     await expect(waiting).rejects.toThrow('shutting down');
     await expect(limiter.acquire('orders', { signal: ac.signal })).rejects.toThrow('shutting down');
     await expect(limiter.acquire('kline')).resolves.toBeUndefined();
-    expect(await limiter.available('kline')).toBe(999);
+    // The kline bucket starts with its burst B (not the whole limit), less the token just taken.
+    expect(await limiter.available('kline')).toBe(bucketParams(LIMITS.kline, OPTIONS.safetyMargin, OPTIONS.burstFraction).capacity - 1);
   });
 });
 
