@@ -4,7 +4,7 @@ import type { Decimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
 import type { RiskLimits } from '../risk/risk-limits';
 import { simMarketInfo } from '../simulator/sim-markets';
-import type { LoadedStrategy } from '../strategy/prepare-strategy';
+import { prepareStrategy, type LoadedStrategy } from '../strategy/prepare-strategy';
 import { loadStrategies } from '../strategy/strategy-loader';
 import { inferInterval, loadMarketData, type DataSpec, type MarketCandles } from './data/market-data';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
@@ -47,10 +47,23 @@ export async function loadBacktestData(specs: readonly DataSpec[], range: { from
  * Loads the named strategy from its folder (the same loader as the daemon), with the parameter
  * overrides, trading every market that has data, optionally on another interval.
  */
-export function loadNamedStrategy(spec: BacktestSpec, markets: readonly string[]): LoadedStrategy {
+export function loadNamedStrategy(spec: BacktestSpec, markets: readonly string[], cache?: StrategyCache): LoadedStrategy {
   const dir = path.resolve(spec.strategiesDir ?? 'strategies');
-  const config = { [spec.strategy]: { markets, ...(spec.params === undefined ? {} : { params: spec.params }) } };
-  const loaded = loadStrategies(dir, { config });
+  const config = { markets, ...(spec.params === undefined ? {} : { params: spec.params }) };
+  const known = cache?.get(`${dir}\u0000${spec.strategy}`);
+  const found = known !== undefined ? prepareStrategy(known.definition, { file: known.file, config }) : findStrategy(spec, dir, config);
+  cache?.set(`${dir}\u0000${spec.strategy}`, found);
+  return spec.interval === undefined || spec.interval === found.interval ? found : Object.freeze({ ...found, interval: spec.interval });
+}
+
+/**
+ * Strategies already loaded, by folder and name: a sweep transpiles the module once per worker and
+ * only re-validates the parameters of each run (prepareStrategy), instead of reloading the folder.
+ */
+export type StrategyCache = Map<string, LoadedStrategy>;
+
+function findStrategy(spec: BacktestSpec, dir: string, config: { markets: readonly string[]; params?: Readonly<Record<string, unknown>> }): LoadedStrategy {
+  const loaded = loadStrategies(dir, { config: { [spec.strategy]: config } });
   const found = loaded.strategies.find((s) => s.name === spec.strategy);
   if (found === undefined) {
     const own = loaded.errors.find((e) => e.context['strategy'] === spec.strategy && e.context['reason'] !== 'unknown');
@@ -58,12 +71,12 @@ export function loadNamedStrategy(spec: BacktestSpec, markets: readonly string[]
     const names = loaded.strategies.map((s) => s.name).join(', ');
     throw new BacktestInputError(`no strategy named "${spec.strategy}" in ${dir} (found: ${names || 'none'})`, { field: 'strategy' });
   }
-  return spec.interval === undefined || spec.interval === found.interval ? found : Object.freeze({ ...found, interval: spec.interval });
+  return found;
 }
 
 /** Runs one backtest in memory and analyses it (no files written). */
-export async function runBacktest(spec: BacktestSpec, data: BacktestData): Promise<BacktestOutcome> {
-  const strategy = loadNamedStrategy(spec, data.markets.map((m) => m.market));
+export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?: StrategyCache): Promise<BacktestOutcome> {
+  const strategy = loadNamedStrategy(spec, data.markets.map((m) => m.market), cache);
   const infos = data.markets.map((m) => simMarketInfo(m.market));
   const quotes = [...new Set(infos.map((i) => i.money))];
   if (quotes.length !== 1) throw new BacktestInputError(`all markets must share one quote currency, got ${quotes.join(', ')}`, { field: 'data' });

@@ -32,7 +32,8 @@ export async function runSweep(setup: SweepSetup, grid: Readonly<Record<string, 
   };
   if (workers <= 0) {
     const data = await loadSweepData(setup);
-    for (const job of jobs) record(await runSweepJob(setup, data, job));
+    const cache = new Map();
+    for (const job of jobs) record(await runSweepJob(setup, data, job, cache));
     return results;
   }
   const file = path.join(__dirname, 'sweep-worker.js');

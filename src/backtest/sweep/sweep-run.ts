@@ -1,5 +1,5 @@
 import { Decimal } from '../../domain/decimal';
-import { loadBacktestData, runBacktest, type BacktestData } from '../run-backtest';
+import { loadBacktestData, runBacktest, type BacktestData, type StrategyCache } from '../run-backtest';
 import { parseIntervalOption, parseRiskLimits, textRecordToDecimal } from '../options';
 import type { BacktestMetrics } from '../report';
 import type { SweepJob, SweepRunResult, SweepSetup } from './sweep-types';
@@ -10,7 +10,7 @@ export function loadSweepData(setup: SweepSetup): Promise<BacktestData> {
 }
 
 /** One grid point: a full backtest in memory; the metrics flattened to JSON-safe values. */
-export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: SweepJob): Promise<SweepRunResult> {
+export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: SweepJob, cache?: StrategyCache): Promise<SweepRunResult> {
   try {
     const outcome = await runBacktest({
       strategy: setup.strategy,
@@ -19,7 +19,7 @@ export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: Sw
       interval: setup.interval === undefined ? undefined : parseIntervalOption(setup.interval, '--interval'),
       balances: textRecordToDecimal(setup.balances),
       risk: setup.risk === undefined ? undefined : parseRiskLimits(setup.risk),
-    }, data);
+    }, data, cache);
     return {
       index: job.index, params: job.params, metrics: flattenMetrics(outcome.result.metrics),
       orders: outcome.replay.orders.filter((o) => o.outcome === 'placed' && o.kind !== 'cancel').length, fills: outcome.replay.fills.length,

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { BacktestData } from '../run-backtest';
+import type { BacktestData, StrategyCache } from '../run-backtest';
 import { loadSweepData, runSweepJob } from './sweep-run';
 import type { FromWorker, SweepSetup, ToWorker } from './sweep-types';
 
@@ -13,6 +13,7 @@ if (port !== null) {
   const setup = workerData as SweepSetup;
   const send = (m: FromWorker): void => port.postMessage(m);
   let data: BacktestData | undefined;
+  const cache: StrategyCache = new Map();
   loadSweepData(setup).then(
     (d) => {
       data = d;
@@ -26,6 +27,6 @@ if (port !== null) {
       return;
     }
     if (data === undefined) return;
-    void runSweepJob(setup, data, m.job).then((result) => send({ type: 'result', result }));
+    void runSweepJob(setup, data, m.job, cache).then((result) => send({ type: 'result', result }));
   });
 }

@@ -106,4 +106,4 @@ test('the built CLI: plain progress lines when not a TTY, --max-pages then resum
   expect(b.stdout).toMatch(/gaps: 1 \(120 missing candles\)\n {2}2021-09-29T07:00:00Z \.\. 2021-09-29T08:59:00Z \(120\)/);
   expect(b.stdout).toMatch(/duplicates dropped: 0/);
   await expectSameRows(out, rows.slice(0, -1));
-});
+}, 15_000);
