@@ -29,8 +29,13 @@ export class AccountView implements BalanceView {
     return this.snapshot;
   }
 
+  /**
+   * The executor's balance check reads the balance poller's snapshot of the TRADING wallet; the
+   * collateral wallet (OCOs) is not polled, so it is unknown there and the exchange checks it. The
+   * backtest answers the same way, so both take the same path (an OCO without collateral funds is
+   * rejected by the engine, not denied beforehand).
+   */
   available(currency: string, wallet: 'trading' | 'collateral'): Decimal | undefined {
-    const map = wallet === 'trading' ? this.engine.tradingBalances(this.apiKey) : this.engine.collateralBalances(this.apiKey);
-    return map.get(currency)?.available;
+    return wallet === 'trading' ? this.engine.tradingBalances(this.apiKey).get(currency)?.available : undefined;
   }
 }
