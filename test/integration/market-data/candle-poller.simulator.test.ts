@@ -7,6 +7,7 @@ import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { CandlePoller, type CandleGap, type CandlePollerEvent, type ClosedCandle } from '../../../src/market-data/candle-poller';
 import { loadCsvRows, rowToCandle, type CsvCandleRow } from '../../../src/market-data/csv-candles';
 import { ScaledMarketClock } from '../../../src/market-data/market-clock';
+import { sharedDataFile } from '../../helpers/shared-data';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 
 /**
@@ -14,7 +15,7 @@ import { startSimulatedExchange, type SimulatedExchange } from '../../../src/sim
  * BTC/USDT 1m candles around the exchange's outage of 2021-09-29 07:00-08:59 UTC (120 candles
  * missing in the recorded data).
  */
-const CSV = '/work/shared/data/btc_usdt-1m-binance-2021-09.csv';
+const CSV = sharedDataFile('btc_usdt-1m-binance-2021-09.csv');
 const at = (h: number, m: number): number => Date.UTC(2021, 8, 29, h, m) / 1000;
 const GAP_FROM = at(7, 0);
 const GAP_TO = at(8, 59);

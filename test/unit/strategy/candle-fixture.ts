@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Candle } from '../../../src/domain/candle';
 import { Decimal } from '../../../src/domain/decimal';
+import { sharedDataDir } from '../../helpers/shared-data';
 
-export const DATA_DIR = '/work/shared/data';
+export const DATA_DIR = sharedDataDir();
 
 /** A tiny reader of the shared candle CSVs (time,open,high,low,close,volume): rows [from, from+count). */
 export function readCandles(file: string, count: number, from = 0): Candle[] {
