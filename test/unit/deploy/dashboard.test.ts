@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { parse } from 'yaml';
 import { METRIC_DEFS, METRIC_NAMES } from '../../../src/metrics/definitions';
 import { createMetrics, registeredMetricNames } from '../../../src/metrics/registry';
-import { baseName, labelValuesMetric, metricNamesIn } from './promql-names';
+import { baseName, labelValuesMetric, metricNamesIn } from '../../helpers/promql-names';
 
 const root = join(__dirname, '../../..');
 /** Series Prometheus itself creates for every target. */
