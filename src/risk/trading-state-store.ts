@@ -21,15 +21,6 @@ export interface TradingStateStore {
   write(record: TradingStateRecord): Promise<void>;
 }
 
-/**
- * The key of the control record. keys.ts has no `control` kind yet; this adapter builds it from the
- * account base (`<prefix>:{<account>}`) exactly as StoreKeys builds its own keys, so it shares the
- * account's hash slot: `<prefix>:{<account>}:control:trading-state`.
- */
-export function tradingStateKey(keys: StoreKeys): string {
-  return `${keys.base}:control:trading-state`;
-}
-
 export function parseTradingState(value: string): TradingState {
   const v = value.trim().toLowerCase();
   const state = v === 'reduce-only' || v === 'reduce_only' ? 'reducing' : v === 'paused' ? 'halted' : v;
@@ -39,12 +30,12 @@ export function parseTradingState(value: string): TradingState {
   return state as TradingState;
 }
 
-/** A HASH (state, reason, atMs) in Redis. */
+/** A HASH (state, reason, atMs) in Redis, at StoreKeys.tradingState(). */
 export class RedisTradingStateStore implements TradingStateStore {
   private readonly key: string;
 
   constructor(private readonly redis: Redis, keys: StoreKeys) {
-    this.key = tradingStateKey(keys);
+    this.key = keys.tradingState();
   }
 
   async read(): Promise<TradingStateRecord | undefined> {

@@ -109,6 +109,14 @@ export class StoreKeys {
     return this.key('fence', StoreKeys.scopeId(strategy, market));
   }
 
+  /**
+   * HASH (`state`, `reason`, `atMs`): the operator's run-time trading state (`tradebot pause|resume|
+   * reduce-only` writes it, the daemon polls it). Survives restarts.
+   */
+  tradingState(): string {
+    return this.key('control', 'trading-state');
+  }
+
   /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
   static scopeId(strategy: string, market: string): string {
     return `${encodeId('strategy', strategy)}|${encodeId('market', market)}`;

@@ -16,13 +16,14 @@ describe('StoreKeys', () => {
     expect(keys.prefix).toBe(DEFAULT_KEY_PREFIX);
     const all = [
       keys.nonce(), keys.bucket('orders'), keys.order('tb-x-1'), keys.orderHistory('tb-x-1'), keys.liveOrders(), keys.allOrders(),
-      keys.strategyOrders('sma cross'), keys.liveCounts(), keys.lease('sma', 'BTC_USDT'), keys.fence('sma', 'BTC_USDT'),
+      keys.strategyOrders('sma cross'), keys.liveCounts(), keys.lease('sma', 'BTC_USDT'), keys.fence('sma', 'BTC_USDT'), keys.tradingState(),
     ];
     for (const k of all) {
       expect(k).toMatch(new RegExp(`^tradebot:\\{${keys.account}\\}:[a-z-]+:\\S+$`));
       expect(k).not.toContain(apiKey);
     }
     expect(keys.order('tb-x-1')).toBe(`tradebot:{${keys.account}}:order:tb-x-1`);
+    expect(keys.tradingState()).toBe(`tradebot:{${keys.account}}:control:trading-state`);
     expect(new Set(all).size).toBe(all.length);
   });
 
