@@ -4,7 +4,7 @@ import type { MarketName } from '../../domain/market';
 import { LIVE_STATUSES, nextStatus, type OrderEventType, type OrderStatus } from '../../domain/order-state';
 import { StoreKeys } from '../keys';
 import type { Lease } from '../lease-store-port';
-import { historyEntry, newRecordFields, parseRecord, patchFields, type RecordFields } from '../order-record';
+import { newRecordFields, parseRecord, patchFields } from '../order-record';
 import {
   HISTORY_MAX,
   type LiveCount,
@@ -12,24 +12,40 @@ import {
   type OrderPatch,
   type OrderRecord,
   type OrderStore,
+  type OrderTransitionEntry,
   type RecordResult,
   type TransitionOptions,
 } from '../order-store-port';
 import type { InMemoryLeaseStore } from './in-memory-lease-store';
 
 interface Stored {
-  fields: RecordFields;
-  history: string[];
+  /** The current record, frozen: handed out as is (no copy, no parse); every write replaces it. */
+  record: OrderRecord;
+  /** StoreKeys.scopeId(strategy, market), computed once: fencing and the live counts use it. */
+  readonly scope: string;
+}
+
+interface ScopeCount {
+  readonly strategy: string;
+  readonly market: MarketName;
+  count: number;
 }
 
 /**
- * The order journal in one process (paper mode without Redis, tests). Same record format and
- * helpers as RedisOrderStore and the same contract tests. Each method reads and writes without an
- * await in between, which makes every step atomic here, as the Lua scripts make it in Redis.
- * Fencing asks the InMemoryLeaseStore given to the constructor.
+ * The order journal in one process (paper mode without Redis, tests). It passes the same contract
+ * tests as RedisOrderStore and validates/normalises new records and patches with the same helpers
+ * (order-record.ts); only the storage differs: the parsed, frozen record itself, built once per
+ * write, so reads never parse and never copy. Like Redis it keeps a live index (ids + counts per
+ * (strategy, market)), so listLive/countLive/liveCounts cost O(live orders), not O(journal).
+ * Each method reads and writes without an await in between, which makes every step atomic here,
+ * as the Lua scripts make it in Redis. Fencing asks the InMemoryLeaseStore given to the constructor.
  */
 export class InMemoryOrderStore implements OrderStore {
   private readonly orders = new Map<string, Stored>();
+  /** Ids whose status is in LIVE_STATUSES (as the Redis live SET). */
+  private readonly live = new Set<string>();
+  /** Live orders per scope id (as the Redis live-count HASH); a scope at 0 is removed. */
+  private readonly liveByScope = new Map<string, ScopeCount>();
 
   constructor(
     private readonly leases: InMemoryLeaseStore,
@@ -51,16 +67,18 @@ export class InMemoryOrderStore implements OrderStore {
   private record(input: NewOrderRecord, lease: Lease | undefined): RecordResult {
     const now = this.clock.nowMs();
     const fields = newRecordFields(input, now);
-    if (lease) this.checkFence(lease, fields['scope'] as string, input.clientOrderId);
+    const scope = fields['scope'] as string;
+    if (lease) this.checkFence(lease, scope, input.clientOrderId);
     const existing = this.orders.get(input.clientOrderId);
-    if (existing) return { created: false, record: parseRecord(existing.fields, existing.history) };
+    if (existing) return { created: false, record: existing.record };
     const status: OrderStatus = lease ? nextStatus('pending', 'send') : 'pending';
     fields['status'] = status;
     if (lease) fields['fencingToken'] = String(lease.token);
     const entry = lease ? historyEntry(now, 'send', 'pending', status) : historyEntry(now, 'record', null, status);
-    const stored: Stored = { fields, history: [entry] };
-    this.orders.set(input.clientOrderId, stored);
-    return { created: true, record: parseRecord(stored.fields, stored.history) };
+    const record = freeze({ ...parseRecord(fields, []), history: Object.freeze([entry]) });
+    this.orders.set(input.clientOrderId, { record, scope });
+    this.index(input.clientOrderId, scope, record, undefined);
+    return { created: true, record };
   }
 
   async transition(clientOrderId: string, event: OrderEventType, patch: OrderPatch = {}, options: TransitionOptions = {}): Promise<OrderRecord> {
@@ -69,20 +87,52 @@ export class InMemoryOrderStore implements OrderStore {
     }
     const stored = this.orders.get(clientOrderId);
     if (!stored) throw new InvalidTransitionError(`no journal record for client order id ${clientOrderId}`, { clientOrderId, from: null });
-    if (options.lease) this.checkFence(options.lease, stored.fields['scope'] as string, clientOrderId);
+    if (options.lease) this.checkFence(options.lease, stored.scope, clientOrderId);
     // One process: the stored status is the truth; a caller's expectedStatus is only a hint.
-    const from = stored.fields['status'] as OrderStatus;
+    const prev = stored.record;
+    const from = prev.status;
     const to = nextStatus(from, event);
     const now = this.clock.nowMs();
-    Object.assign(stored.fields, patchFields(patch, now), { status: to });
-    stored.history.push(historyEntry(now, event, from, to, patch.reason));
-    if (stored.history.length > this.historyMax) stored.history.splice(0, stored.history.length - this.historyMax);
-    return parseRecord(stored.fields, stored.history);
+    // patchFields normalises the patch exactly as the Redis adapter stores it (decimal strings).
+    const filled = patch.filledAmount === undefined ? undefined : patchFields(patch, now)['filledAmount'];
+    const history = prev.history.length >= this.historyMax
+      ? [...prev.history.slice(prev.history.length - this.historyMax + 1), historyEntry(now, event, from, to, patch.reason)]
+      : [...prev.history, historyEntry(now, event, from, to, patch.reason)];
+    const record: OrderRecord = freeze({
+      ...prev,
+      status: to,
+      orderId: patch.orderId ?? prev.orderId,
+      ocoId: patch.ocoId ?? prev.ocoId,
+      filledAmount: filled ?? prev.filledAmount,
+      reason: patch.reason ?? prev.reason,
+      updatedAtMs: now,
+      history: Object.freeze(history),
+    });
+    stored.record = record;
+    this.index(clientOrderId, stored.scope, record, from);
+    return record;
+  }
+
+  /** Keeps the live index in step with a write (from = undefined: a new record). */
+  private index(id: string, scope: string, record: OrderRecord, from: OrderStatus | undefined): void {
+    const wasLive = from !== undefined && LIVE_STATUSES.has(from);
+    const isLive = LIVE_STATUSES.has(record.status);
+    if (wasLive === isLive) return;
+    let c = this.liveByScope.get(scope);
+    if (isLive) {
+      this.live.add(id);
+      if (c === undefined) this.liveByScope.set(scope, (c = { strategy: record.strategy, market: record.market, count: 0 }));
+      c.count++;
+    } else {
+      this.live.delete(id);
+      if (c !== undefined && --c.count <= 0) this.liveByScope.delete(scope);
+    }
   }
 
   private checkFence(lease: Lease, scope: string, clientOrderId: string): void {
-    const current = this.leases.currentHolder(StoreKeys.scopeId(lease.strategy, lease.market));
-    if (current?.token !== lease.token || current.owner !== lease.owner || scope !== StoreKeys.scopeId(lease.strategy, lease.market)) {
+    const leaseScope = StoreKeys.scopeId(lease.strategy, lease.market);
+    const current = this.leases.currentHolder(leaseScope);
+    if (current?.token !== lease.token || current.owner !== lease.owner || scope !== leaseScope) {
       throw new LeaseLostError('this replica does not hold the lease (fencing token superseded or expired)', {
         clientOrderId, token: lease.token, currentToken: current?.token ?? '',
       });
@@ -90,14 +140,13 @@ export class InMemoryOrderStore implements OrderStore {
   }
 
   async get(clientOrderId: string): Promise<OrderRecord | undefined> {
-    const stored = this.orders.get(clientOrderId);
-    return stored ? parseRecord(stored.fields, stored.history) : undefined;
+    return this.orders.get(clientOrderId)?.record;
   }
 
   async listLive(): Promise<OrderRecord[]> {
-    return this.all()
-      .filter((r) => LIVE_STATUSES.has(r.status))
-      .sort((a, b) => a.createdAtMs - b.createdAtMs || a.clientOrderId.localeCompare(b.clientOrderId));
+    const out: OrderRecord[] = [];
+    for (const id of this.live) out.push((this.orders.get(id) as Stored).record);
+    return out.sort((a, b) => a.createdAtMs - b.createdAtMs || a.clientOrderId.localeCompare(b.clientOrderId));
   }
 
   async listByStrategy(strategy: string, limit = 100): Promise<OrderRecord[]> {
@@ -109,25 +158,34 @@ export class InMemoryOrderStore implements OrderStore {
   }
 
   async countLive(strategy: string, market: MarketName): Promise<number> {
-    return this.all().filter((r) => r.strategy === strategy && r.market === market && LIVE_STATUSES.has(r.status)).length;
+    return this.liveByScope.get(StoreKeys.scopeId(strategy, market))?.count ?? 0;
   }
 
   async liveCounts(): Promise<LiveCount[]> {
-    const counts = new Map<string, number>();
-    for (const r of this.all()) {
-      if (!LIVE_STATUSES.has(r.status)) continue;
-      const id = StoreKeys.scopeId(r.strategy, r.market);
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    }
-    return [...counts].map(([id, count]) => ({ ...StoreKeys.parseScopeId(id), count }));
+    return [...this.liveByScope.values()].map((c) => ({ strategy: c.strategy, market: c.market, count: c.count }));
   }
 
   private all(): OrderRecord[] {
-    return [...this.orders.values()].map((s) => parseRecord(s.fields, s.history));
+    const out: OrderRecord[] = [];
+    for (const s of this.orders.values()) out.push(s.record);
+    return out;
   }
 
   /** Same order as the Redis ZREVRANGE on (createdAt, id): newest first, ties by id descending. */
   private newestFirst(records: OrderRecord[]): OrderRecord[] {
     return records.sort((a, b) => b.createdAtMs - a.createdAtMs || (a.clientOrderId < b.clientOrderId ? 1 : a.clientOrderId > b.clientOrderId ? -1 : 0));
   }
+}
+
+/**
+ * The history entry as an object: what parseRecord gets back from order-record.ts's JSON line (the
+ * Redis form), built directly so the in-process journal does no JSON round trip per transition.
+ */
+function historyEntry(atMs: number, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): OrderTransitionEntry {
+  return Object.freeze(reason === undefined ? { atMs, event, from, to } : { atMs, event, from, to, reason });
+}
+
+/** Records are shared by every reader: frozen, so no caller can change the journal behind its back. */
+function freeze(record: OrderRecord): OrderRecord {
+  return Object.freeze(record);
 }
