@@ -15,10 +15,15 @@ export class InMemoryNonceSource implements NonceSource {
   constructor(private readonly clock: Clock) {}
 
   nextNonce(apiKey: string): Promise<number> {
+    return Promise.resolve(this.nextNonceSync(apiKey));
+  }
+
+  /** The same nonce without a Promise: the request runner signs synchronously when it can. */
+  nextNonceSync(apiKey: string): number {
     const now = Math.floor(this.clock.nowMs() + this.offsetMs);
     const next = Math.max(now, (this.last.get(apiKey) ?? 0) + 1);
     this.last.set(apiKey, next);
-    return Promise.resolve(next);
+    return next;
   }
 
   setClockOffsetMs(offsetMs: number): void {

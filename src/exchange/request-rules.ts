@@ -5,6 +5,7 @@ import {
   bboRole, clientOrderId, intRange, killSwitchTimeout, killSwitchTypes, market, positiveDecimal, positiveId, side,
   stp, ticker, unixSeconds,
 } from './http/request-fields';
+import { fastCheck } from './request-rules-fast';
 
 /**
  * The API's request rules, one zod schema per endpoint of endpoints.ts. The client checks every
@@ -176,6 +177,14 @@ export type CheckResult =
  * canonical spelling, amounts and prices as plain decimal strings, integers as numbers.
  */
 export function checkRequest(endpoint: EndpointId, params: unknown): CheckResult {
+  // Hot endpoints first through the hand-written rules (same rules, same value); they only accept.
+  const fast = fastCheck(endpoint, params);
+  if (fast !== undefined) return { ok: true, value: fast };
+  return checkWithSchema(endpoint, params);
+}
+
+/** checkRequest through the zod schema alone: the reference the fast path is tested against. */
+export function checkWithSchema(endpoint: EndpointId, params: unknown): CheckResult {
   const schema = SCHEMAS[endpoint];
   if (params === undefined || params === null) params = {};
   if (typeof params !== 'object' || Array.isArray(params)) {

@@ -43,6 +43,14 @@ export interface RunnerOptions {
   readonly random: () => number;
 }
 
+/**
+ * Optional capability of a NonceSource (InMemoryNonceSource has it): a nonce at once, without a
+ * Promise. Sources shared through Redis cannot offer it and keep the asynchronous nextNonce.
+ */
+interface SyncNonceSource {
+  nextNonceSync(apiKey: string): number;
+}
+
 /** A prepared request: what goes on the wire, minus the host. */
 export interface PreparedRequest {
   readonly pathAndQuery: string;
@@ -99,21 +107,33 @@ export class RequestRunner {
   }
 
   /** Builds path, headers and body (checked params, fresh nonce, signature). Used by the benchmark too. */
-  async prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
-    const spec = ENDPOINTS[endpoint];
-    if (!spec.private) {
-      const query = new URLSearchParams();
-      for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
-      const qs = query.toString();
-      return { pathAndQuery: qs === '' ? spec.path : `${spec.path}?${qs}`, headers: undefined, body: undefined };
+  prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
+    try {
+      const spec = ENDPOINTS[endpoint];
+      if (!spec.private) {
+        const query = new URLSearchParams();
+        for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
+        const qs = query.toString();
+        return Promise.resolve({ pathAndQuery: qs === '' ? spec.path : `${spec.path}?${qs}`, headers: undefined, body: undefined });
+      }
+      const credentials = this.o.credentials;
+      if (credentials === undefined) {
+        throw new ConfigError(`${endpoint}: private endpoint called without API credentials`, { path: 'exchange.credentials' });
+      }
+      // A nonce source that can answer at once saves the asynchronous hop on every signed request.
+      const source = this.o.nonceSource as NonceSource & Partial<SyncNonceSource>;
+      if (source.nextNonceSync !== undefined) {
+        return Promise.resolve(this.sign(spec.path, credentials, source.nextNonceSync(credentials.apiKey), wire));
+      }
+      return source.nextNonce(credentials.apiKey).then((nonce) => this.sign(spec.path, credentials, nonce, wire));
+    } catch (err) {
+      return Promise.reject(err); // same contract as before: failures arrive as a rejection
     }
-    const credentials = this.o.credentials;
-    if (credentials === undefined) {
-      throw new ConfigError(`${endpoint}: private endpoint called without API credentials`, { path: 'exchange.credentials' });
-    }
-    const nonce = await this.o.nonceSource.nextNonce(credentials.apiKey);
-    const signed = signRequest(credentials, spec.path, nonce, wire, this.o.nonceWindow);
-    return { pathAndQuery: spec.path, headers: signed.headers, body: signed.body };
+  }
+
+  private sign(path: string, credentials: { readonly apiKey: string; readonly apiSecret: string }, nonce: number, wire: Readonly<Record<string, unknown>>): PreparedRequest {
+    const signed = signRequest(credentials, path, nonce, wire, this.o.nonceWindow);
+    return { pathAndQuery: path, headers: signed.headers, body: signed.body };
   }
 
   private async attempt<E extends EndpointId>(endpoint: E, wire: Readonly<Record<string, unknown>>, baseUrl: string): Promise<ResponseOf<E>> {
