@@ -23,23 +23,27 @@ import { formatFindings, LOG_DIR_ENV, scanDirectory } from './secret-scan';
  */
 
 const HOOK = path.join(__dirname, 'tee-output.js');
+/** Set to the directory when globalSetup created it (only then does the teardown remove it). */
+const OWNED_ENV = 'TRADEBOT_TEST_LOG_DIR_OWNED';
 
 /** Creates the per-run capture directory and turns on output copying for child processes. */
 export function startOutputCapture(): string {
-  const existing = process.env[LOG_DIR_ENV];
-  if (existing !== undefined && existsSync(existing)) return existing;
-  const dir = mkdtempSync(path.join(tmpdir(), 'tradebot-test-logs-'));
+  // A directory given by the caller (TRADEBOT_TEST_LOG_DIR) is used as is, e.g. to keep the captures.
+  const given = process.env[LOG_DIR_ENV];
+  const reuse = given !== undefined && existsSync(given);
+  const dir = reuse ? given : mkdtempSync(path.join(tmpdir(), 'tradebot-test-logs-'));
   process.env[LOG_DIR_ENV] = dir;
+  if (!reuse) process.env[OWNED_ENV] = dir;
   // Quoted: NODE_OPTIONS splits on spaces, and a checkout path may hold one.
-  const require = `--require ${JSON.stringify(HOOK)}`;
   const current = process.env['NODE_OPTIONS'] ?? '';
-  if (!current.includes(HOOK)) process.env['NODE_OPTIONS'] = `${current} ${require}`.trim();
+  if (!current.includes(HOOK)) process.env['NODE_OPTIONS'] = `${current} --require ${JSON.stringify(HOOK)}`.trim();
   return dir;
 }
 
 /**
  * Scans the capture directory; throws with a report (secrets masked) when anything leaked and keeps
- * the directory for inspection. A clean run's directory is removed unless TRADEBOT_TEST_KEEP_LOGS=1.
+ * the directory for inspection. A clean run's directory is removed unless TRADEBOT_TEST_KEEP_LOGS=1
+ * or the caller gave it.
  */
 export function finishOutputCapture(): void {
   const dir = process.env[LOG_DIR_ENV];
@@ -51,5 +55,5 @@ export function finishOutputCapture(): void {
       `(${readdirSync(dir).length} capture files kept in ${dir}):\n${formatFindings(findings.slice(0, 50))}`,
     );
   }
-  if (process.env['TRADEBOT_TEST_KEEP_LOGS'] !== '1') rmSync(dir, { recursive: true, force: true });
+  if (process.env[OWNED_ENV] === dir && process.env['TRADEBOT_TEST_KEEP_LOGS'] !== '1') rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,130 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import Redis from 'ioredis';
+import { freePort } from '../../helpers/redis-server';
+import { OPS_TEST_SECRET } from '../../helpers/secret-scan';
+import { paperConfig, requireBuild, runCli, writeConfig } from '../app/daemon-process';
+import { expectNoSecrets, httpGet, parseLines, ROOT, waitFor } from './ops-daemon';
+
+/**
+ * Issue 6 item 4: the daemon under pm2 (the npm package, `node_modules/.bin/pm2`) started from
+ * ecosystem.config.js, stopped with `pm2 stop`: a clean exit (code 0, the graceful shutdown logged)
+ * with nothing lost (no journal entry left between "sent" and "answer recorded").
+ *
+ * pm2 runs with its own PM2_HOME in a temp dir, passed explicitly to EVERY pm2 call: a user's pm2
+ * (~/.pm2, its daemon and its apps) is never touched. afterAll always kills that private daemon.
+ */
+jest.setTimeout(60_000);
+
+const PM2 = path.join(ROOT, 'node_modules', '.bin', 'pm2');
+const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
+const PREFIX = `tbtest-ops-pm2-${process.pid}-${Date.now()}`;
+
+let pm2Home: string;
+let config: ReturnType<typeof writeConfig>;
+let env: NodeJS.ProcessEnv;
+let redis: Redis;
+
+interface Pm2Process { name: string; pid: number; pm2_env: { status: string; exit_code?: number; restart_time: number } }
+
+function pm2(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  if (!pm2Home?.includes('tb-pm2-')) throw new Error('refusing to run pm2 without the private PM2_HOME');
+  const r = spawnSync(PM2, args, { cwd: ROOT, env: { ...process.env, ...env, PM2_HOME: pm2Home }, encoding: 'utf8', timeout: 40_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function jlist(): Pm2Process[] {
+  const r = pm2('jlist');
+  if (r.code !== 0) throw new Error(`pm2 jlist failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.slice(r.stdout.indexOf('['))) as Pm2Process[];
+}
+
+const logFile = (name: string): string => {
+  const file = path.join(pm2Home, name);
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+};
+
+interface JournalRow { clientOrderId: string; status: string }
+function journal(): JournalRow[] {
+  const r = runCli(['orders', '--json', '--limit', '1000', '--config', config.file], env);
+  if (r.code !== 0) throw new Error(`tradebot orders failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as JournalRow[];
+}
+
+beforeAll(async () => {
+  requireBuild();
+  pm2Home = mkdtempSync('/tmp/tb-pm2-'); // short: pm2's unix socket paths must stay under 108 bytes
+  redis = new Redis(REDIS_URL);
+  config = writeConfig(paperConfig({ paper: { ...(paperConfig()['paper'] as object), speed: 300 } }));
+  const secretFile = path.join(pm2Home, 'api-secret');
+  writeFileSync(secretFile, `${OPS_TEST_SECRET}\n`, { mode: 0o600 });
+  env = {
+    // ecosystem.config.js reads TRADEBOT_CONFIG when pm2 loads it; the rest reaches the daemon's environment.
+    TRADEBOT_CONFIG: config.file,
+    TRADEBOT_METRICS_PORT: String(await freePort()),
+    TRADEBOT_REDIS_URL: REDIS_URL,
+    TRADEBOT_REDIS_PREFIX: PREFIX,
+    // Unused in paper mode, given the way docs/operations.md says to run pm2: the secret in a file,
+    // never in the environment, because pm2 keeps an app's environment in its process list
+    // (`pm2 jlist`, `pm2 show`, `pm2 env`, and `pm2 save` writes it to dump.pm2). The secret scan of
+    // this test's pm2 output caught exactly that with TRADEBOT_API_SECRET.
+    TRADEBOT_API_KEY: 'ops-test-key',
+    TRADEBOT_API_SECRET_FILE: secretFile,
+  };
+});
+
+afterAll(async () => {
+  if (pm2Home !== undefined) {
+    pm2('kill');
+    rmSync(pm2Home, { recursive: true, force: true });
+  }
+  const keys = await redis.keys(`${PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+  config?.cleanup();
+});
+
+test('pm2 start ecosystem.config.js -> online and trading; pm2 stop -> exit code 0, graceful shutdown logged, nothing left in flight', async () => {
+  const base = `http://127.0.0.1:${env['TRADEBOT_METRICS_PORT']}`;
+  const started = pm2('start', 'ecosystem.config.js');
+  expect([started.code, started.stderr]).toEqual([0, '']);
+  const out = () => logFile('logs/tradebot-out.log');
+
+  // wait_ready: pm2 start returned after the daemon's process.send('ready'); it stays online.
+  await waitFor(async () => ((await httpGet(`${base}/readyz`))?.status === 200 ? true : undefined), 30_000,
+    () => `no /readyz 200 from the pm2-managed daemon\n${out().split('\n').slice(-10).join('\n')}`);
+  const listed = pm2('jlist').stdout;
+  expect(listed).not.toContain(OPS_TEST_SECRET);
+  const [app] = jlist();
+  expect(app?.name).toBe('tradebot');
+  expect(app?.pm2_env.status).toBe('online');
+
+  // Some orders exist and reached the exchange.
+  await waitFor(async () => {
+    const body = (await httpGet(`${base}/metrics`))?.body ?? '';
+    const open = /^tradebot_order_transitions_total\{from="submitted",to="open"\} (\d+)/m.exec(body);
+    return Number(open?.[1] ?? 0) >= 3 ? true : undefined;
+  }, 30_000, () => `fewer than 3 orders opened\n${out().split('\n').slice(-10).join('\n')}`);
+
+  const stopped = pm2('stop', 'tradebot');
+  expect(stopped.code).toBe(0);
+  const [after] = jlist();
+  expect(after?.pm2_env).toMatchObject({ status: 'stopped', exit_code: 0, restart_time: 0 });
+  expect(logFile('pm2.log')).toMatch(/App \[tradebot:0\] exited with code \[0\] via signal \[SIGINT\]/);
+
+  const lines = parseLines(out());
+  expect(lines.find((l) => l.msg.startsWith('shutting down'))).toMatchObject({ reason: 'SIGINT' });
+  // "stopped cleanly" is logged only when the executor drained every in-flight submission in time.
+  expect(lines.find((l) => l.msg === 'stopped cleanly')).toMatchObject({ clean: true });
+  expect(lines.filter((l) => l.msg.startsWith('in-flight submissions did not finish'))).toEqual([]);
+
+  // Nothing lost: every order sent has its answer in the journal (none left submitted, pending, unknown).
+  const rows = journal();
+  expect(rows.length).toBeGreaterThanOrEqual(3);
+  expect(rows.filter((r) => ['submitted', 'pending', 'unknown'].includes(r.status))).toEqual([]);
+
+  expectNoSecrets('ops-pm2-tradebot-out.log', out());
+  expectNoSecrets('ops-pm2-tradebot-error.log', logFile('logs/tradebot-error.log'));
+  expectNoSecrets('ops-pm2.log', logFile('pm2.log'));
+});
