@@ -42,11 +42,13 @@ function parseExposition(text: string): Exposition {
   return { types, sampled };
 }
 
-let daemon: OpsDaemon | undefined;
+let daemon: OpsDaemon;
+let base: string;
 let config: ReturnType<typeof writeConfig>;
 let redis: Redis;
 
-beforeAll(() => {
+/** One daemon for the three tests below (each checks one promise and fails on its own). */
+beforeAll(async () => {
   requireBuild();
   redis = new Redis(REDIS_URL);
   config = writeConfig(paperConfig({
@@ -55,6 +57,18 @@ beforeAll(() => {
     // 600 market-second timer is 2 real seconds, refreshed every 0.2 s.
     killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 600, refreshSeconds: 60 },
   }));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  daemon = new OpsDaemon(['run', '--config', config.file], {
+    TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX, TRADEBOT_METRICS_PORT: String(port),
+    // Paper mode does not use them: present so a daemon that printed its environment would be caught.
+    TRADEBOT_API_KEY: 'ops-test-key', TRADEBOT_API_SECRET: OPS_TEST_SECRET,
+  });
+  const d = daemon;
+  await waitFor(async () => {
+    if (!d.running) throw new Error(`daemon exited before it was ready\n${d.tail()}`);
+    return (await httpGet(`${base}/readyz`))?.status === 200 ? true : undefined;
+  }, 30_000, () => `no /readyz 200\n${d.tail()}`);
 });
 
 afterAll(async () => {
@@ -65,23 +79,18 @@ afterAll(async () => {
   config.cleanup();
 });
 
-test('a trading paper daemon exports every metric the dashboard and the alerts use; /healthz and /readyz answer 200; SIGTERM exits 0', async () => {
-  const port = await freePort();
-  daemon = new OpsDaemon(['run', '--config', config.file], {
-    TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX, TRADEBOT_METRICS_PORT: String(port),
-    // Paper mode does not use them: present so a daemon that printed its environment would be caught.
-    TRADEBOT_API_KEY: 'ops-test-key', TRADEBOT_API_SECRET: OPS_TEST_SECRET,
-  });
-  const base = `http://127.0.0.1:${port}`;
+test('/healthz answers 200 and /readyz 200 with the Redis, exchange and reconciliation checks passing', async () => {
+  expect((await httpGet(`${base}/healthz`))?.status).toBe(200);
+  const ready = await httpGet(`${base}/readyz`);
+  expect(ready?.status).toBe(200);
+  const body = JSON.parse(ready!.body) as { status: string; checks: Record<string, { ok: boolean }> };
+  expect(body.status).toBe('ready');
+  // Issue 6: "/readyz (Redis, exchange reachable, reconciled)".
+  expect(Object.keys(body.checks).sort()).toEqual(['exchange', 'reconciled', 'redis']);
+});
+
+test('while it trades, the daemon exports every metric a dashboard panel, a dashboard variable or an alert uses', async () => {
   const d = daemon;
-
-  const ready = await waitFor(async () => {
-    if (!d.running) throw new Error(`daemon exited before it was ready\n${d.tail()}`);
-    const r = await httpGet(`${base}/readyz`);
-    return r?.status === 200 ? r : undefined;
-  }, 30_000, () => `no /readyz 200\n${d.tail()}`);
-  expect(JSON.parse(ready.body)).toMatchObject({ status: 'ready' });
-
   const users = metricUsers(deployQueries());
   const needed = new Map<string, string[]>();
   let last: Exposition = { types: new Map(), sampled: new Set() };
@@ -114,12 +123,14 @@ test('a trading paper daemon exports every metric the dashboard and the alerts u
 
   expect(needed.size).toBeGreaterThan(20);
   expect(missing()).toEqual([]);
-  expect((await httpGet(`${base}/healthz`))?.status).toBe(200);
-  expect((await httpGet(`${base}/readyz`))?.status).toBe(200);
+});
 
+test('SIGTERM: exit 0 after a clean stop; nothing the daemon printed holds a secret', async () => {
+  const d = daemon;
+  expect(d.running).toBe(true);
   d.signal('SIGTERM');
   expect(await d.exit()).toEqual({ code: 0, signal: null });
-  expect(d.lines().some((l) => l.msg === 'stopped cleanly')).toBe(true);
+  expect(d.lines().find((l) => l.msg === 'stopped cleanly')).toMatchObject({ clean: true });
   expectNoSecrets('ops-scrape-daemon.stdout', d.stdout);
   expectNoSecrets('ops-scrape-daemon.stderr', d.stderr);
 });
