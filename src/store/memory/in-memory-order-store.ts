@@ -19,7 +19,10 @@ import {
 import type { InMemoryLeaseStore } from './in-memory-lease-store';
 
 interface Stored {
-  /** The current record, frozen: handed out as is (no copy, no parse); every write replaces it. */
+  /**
+   * The current record, handed out as is (no copy, no parse): readonly by type, never changed in
+   * place; every write replaces it. (Not Object.freeze'd: that costs microseconds per write.)
+   */
   record: OrderRecord;
   /** StoreKeys.scopeId(strategy, market), computed once: fencing and the live counts use it. */
   readonly scope: string;
@@ -34,7 +37,7 @@ interface ScopeCount {
 /**
  * The order journal in one process (paper mode without Redis, tests). It passes the same contract
  * tests as RedisOrderStore and validates/normalises new records and patches with the same helpers
- * (order-record.ts); only the storage differs: the parsed, frozen record itself, built once per
+ * (order-record.ts); only the storage differs: the parsed record itself, built once per
  * write, so reads never parse and never copy. Like Redis it keeps a live index (ids + counts per
  * (strategy, market)), so listLive/countLive/liveCounts cost O(live orders), not O(journal).
  * Each method reads and writes without an await in between, which makes every step atomic here,
@@ -75,7 +78,9 @@ export class InMemoryOrderStore implements OrderStore {
     fields['status'] = status;
     if (lease) fields['fencingToken'] = String(lease.token);
     const entry = lease ? historyEntry(now, 'send', 'pending', status) : historyEntry(now, 'record', null, status);
-    const record = freeze({ ...parseRecord(fields, []), history: Object.freeze([entry]) });
+    const record = parseRecord(fields, []);
+    // parseRecord's history is a fresh array (a map over []): ours to fill, no second record object.
+    (record.history as OrderTransitionEntry[]).push(entry);
     this.orders.set(input.clientOrderId, { record, scope });
     this.index(input.clientOrderId, scope, record, undefined);
     return { created: true, record };
@@ -98,7 +103,7 @@ export class InMemoryOrderStore implements OrderStore {
     const history = prev.history.length >= this.historyMax
       ? [...prev.history.slice(prev.history.length - this.historyMax + 1), historyEntry(now, event, from, to, patch.reason)]
       : [...prev.history, historyEntry(now, event, from, to, patch.reason)];
-    const record: OrderRecord = freeze({
+    const record: OrderRecord = {
       ...prev,
       status: to,
       orderId: patch.orderId ?? prev.orderId,
@@ -106,8 +111,8 @@ export class InMemoryOrderStore implements OrderStore {
       filledAmount: filled ?? prev.filledAmount,
       reason: patch.reason ?? prev.reason,
       updatedAtMs: now,
-      history: Object.freeze(history),
-    });
+      history,
+    };
     stored.record = record;
     this.index(clientOrderId, stored.scope, record, from);
     return record;
@@ -182,10 +187,6 @@ export class InMemoryOrderStore implements OrderStore {
  * Redis form), built directly so the in-process journal does no JSON round trip per transition.
  */
 function historyEntry(atMs: number, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): OrderTransitionEntry {
-  return Object.freeze(reason === undefined ? { atMs, event, from, to } : { atMs, event, from, to, reason });
+  return reason === undefined ? { atMs, event, from, to } : { atMs, event, from, to, reason };
 }
 
-/** Records are shared by every reader: frozen, so no caller can change the journal behind its back. */
-function freeze(record: OrderRecord): OrderRecord {
-  return Object.freeze(record);
-}
