@@ -1,4 +1,5 @@
 import type { Decimal } from '../../domain/decimal';
+import { compareDecimals, decimalAtLeast, decimalAtMost } from './decimal-compare';
 import type { SimOrder } from './types';
 
 /**
@@ -18,12 +19,19 @@ export interface PathEvent {
   readonly level: Decimal;
 }
 
-/** The first event on the way from `current` to `target`; ties go to the older order (lower id). */
+/**
+ * The first event on the way from `current` to `target`; ties go to the older order (lower id).
+ * Every candidate lies between `current` and `target`, so the nearest is the lowest level on the
+ * way up and the highest on the way down. Comparisons do not allocate (decimal-compare.ts): this
+ * runs for every segment of every candle that reaches an order.
+ */
 export function nextPathEvent(orders: Iterable<SimOrder>, current: Decimal, target: Decimal): PathEvent | undefined {
-  const up = target.greaterThan(current);
-  if (!up && !target.lessThan(current)) return undefined;
-  let best: PathEvent | undefined;
-  let bestDistance: Decimal | undefined;
+  const direction = compareDecimals(target, current);
+  if (direction === 0 || Number.isNaN(direction)) return undefined;
+  const up = direction > 0;
+  let best: SimOrder | undefined;
+  let bestLevel: Decimal | undefined;
+  let bestKind: PathEvent['kind'] = 'fill';
   for (const order of orders) {
     if (order.status !== 'OPEN') continue;
     let kind: PathEvent['kind'];
@@ -37,24 +45,26 @@ export function nextPathEvent(orders: Iterable<SimOrder>, current: Decimal, targ
       kind = 'trigger';
       level = order.activationPrice;
     }
-    const inRange = up ? level.lessThanOrEqualTo(target) && level.greaterThanOrEqualTo(current)
-      : level.greaterThanOrEqualTo(target) && level.lessThanOrEqualTo(current);
-    if (!inRange) continue;
-    const distance = level.minus(current).abs();
-    if (bestDistance === undefined || distance.lessThan(bestDistance) || (distance.equals(bestDistance) && best !== undefined && order.id < best.order.id)) {
-      best = { order, kind, level };
-      bestDistance = distance;
+    // In range: current <= level <= target on the way up, target <= level <= current on the way down.
+    const fromCurrent = compareDecimals(level, current);
+    const toTarget = compareDecimals(level, target);
+    if (up ? fromCurrent < 0 || toTarget > 0 : fromCurrent > 0 || toTarget < 0) continue;
+    const vsBest = bestLevel === undefined ? -1 : compareDecimals(level, bestLevel) * (up ? 1 : -1);
+    if (vsBest < 0 || (vsBest === 0 && best !== undefined && order.id < best.id)) {
+      best = order;
+      bestLevel = level;
+      bestKind = kind;
     }
   }
-  return best;
+  return best === undefined || bestLevel === undefined ? undefined : { order: best, kind: bestKind, level: bestLevel };
 }
 
 /** Whether a limit order would trade at once against `lastPrice` (buy at or above it, sell at or below). */
 export function isMarketable(side: 'buy' | 'sell', price: Decimal, lastPrice: Decimal): boolean {
-  return side === 'buy' ? price.greaterThanOrEqualTo(lastPrice) : price.lessThanOrEqualTo(lastPrice);
+  return side === 'buy' ? decimalAtLeast(price, lastPrice) : decimalAtMost(price, lastPrice);
 }
 
 /** Whether a stop's activation condition holds at `price`. */
 export function conditionHolds(condition: 'lte' | 'gte', activationPrice: Decimal, price: Decimal): boolean {
-  return condition === 'gte' ? price.greaterThanOrEqualTo(activationPrice) : price.lessThanOrEqualTo(activationPrice);
+  return condition === 'gte' ? decimalAtLeast(price, activationPrice) : decimalAtMost(price, activationPrice);
 }

@@ -1,17 +1,35 @@
+import type { Decimal } from '../../domain/decimal';
 import type { MarketName } from '../../domain/market';
+import { compareDecimals } from './decimal-compare';
 import type { SimDeal, SimOco, SimOrder } from './types';
+
+/**
+ * The price levels at which a market's open orders act (FILL-MODEL.md): `up` = the lowest level
+ * reached by a RISING price (resting sell limits, waiting buy stops), `down` = the highest level
+ * reached by a FALLING price (resting buy limits, waiting sell stops). A candle whose path stays
+ * strictly between them can do nothing, so the engine skips its path walk (the common case).
+ */
+export interface MarketReach {
+  up: Decimal | undefined;
+  down: Decimal | undefined;
+  /** False once an order of the market was added, finished or triggered; recomputed on the next read. */
+  valid: boolean;
+}
 
 /**
  * Where the engine keeps orders: open orders by id and by market (the matcher scans a market's
  * orders on every candle), OCO groups, and bounded per-account lists of finished orders and deals
  * (the oldest are dropped first, as the venue stops returning old history).
  */
+const NO_ORDERS: readonly SimOrder[] = Object.freeze([]);
+
 export class OrderBook {
   private readonly open = new Map<number, SimOrder>();
   private readonly byMarket = new Map<MarketName, Map<number, SimOrder>>();
   private readonly ocos = new Map<number, SimOco>();
   private readonly finished = new Map<string, SimOrder[]>();
   private readonly deals = new Map<string, SimDeal[]>();
+  private readonly reaches = new Map<MarketName, MarketReach>();
 
   constructor(private readonly historyLimit: number) {}
 
@@ -23,6 +41,47 @@ export class OrderBook {
       this.byMarket.set(order.market, market);
     }
     market.set(order.id, order);
+    this.levelsChanged(order.market);
+  }
+
+  /** An order's level changed (a stop triggered and became a limit): the market's reach is stale. */
+  levelsChanged(market: MarketName): void {
+    const reach = this.reaches.get(market);
+    if (reach !== undefined) reach.valid = false;
+  }
+
+  /** The market's reach (see MarketReach), recomputed only after a change. */
+  reach(market: MarketName): MarketReach {
+    let reach = this.reaches.get(market);
+    if (reach === undefined) {
+      reach = { up: undefined, down: undefined, valid: false };
+      this.reaches.set(market, reach);
+    }
+    if (reach.valid) return reach;
+    let up: Decimal | undefined;
+    let down: Decimal | undefined;
+    for (const order of this.byMarket.get(market)?.values() ?? []) {
+      if (order.status !== 'OPEN') continue;
+      let rising: boolean;
+      let level: Decimal | undefined;
+      if (order.activated) {
+        rising = order.side === 'sell';
+        level = order.price;
+      } else {
+        rising = order.activationCondition === 'gte';
+        level = order.activationPrice;
+      }
+      if (level === undefined) continue;
+      if (rising) {
+        if (up === undefined || compareDecimals(level, up) < 0) up = level;
+      } else if (down === undefined || compareDecimals(level, down) > 0) {
+        down = level;
+      }
+    }
+    reach.up = up;
+    reach.down = down;
+    reach.valid = true;
+    return reach;
   }
 
   addOco(oco: SimOco): void {
@@ -41,6 +100,11 @@ export class OrderBook {
   openInMarket(market: MarketName): SimOrder[] {
     const orders = this.byMarket.get(market);
     return orders === undefined ? [] : [...orders.values()];
+  }
+
+  /** The live open orders of one market in id order: do not iterate while orders are added or finish. */
+  openInMarketLive(market: MarketName): Iterable<SimOrder> {
+    return this.byMarket.get(market)?.values() ?? NO_ORDERS;
   }
 
   hasOpenInMarket(market: MarketName): boolean {
@@ -82,6 +146,7 @@ export class OrderBook {
   finish(order: SimOrder): void {
     this.open.delete(order.id);
     this.byMarket.get(order.market)?.delete(order.id);
+    this.levelsChanged(order.market);
     pushBounded(this.finished, order.apiKey, order, this.historyLimit);
     if (order.ocoId !== undefined) {
       const oco = this.ocos.get(order.ocoId);

@@ -26,6 +26,7 @@ export class OrderExecution {
     order.activated = true;
     order.activatedAt = time;
     order.updatedAt = time;
+    this.book.levelsChanged(order.market);
     this.emit({ type: 'triggered', time, order });
     // The stop-loss leg firing ends the take-profit leg.
     this.cancelSibling(order, time);

@@ -31,6 +31,7 @@ import type { MarketInfo, MarketName } from '../../domain/market';
 import { EngineEvents } from './engine-events';
 import { KillSwitchTimers } from './kill-switch-timers';
 import { Ledger } from './ledger';
+import { decimalAtLeast, decimalAtMost } from './decimal-compare';
 import { conditionHolds, isMarketable, nextPathEvent } from './matching';
 import { OrderExecution } from './order-execution';
 import { checkActivationPrice, checkLimitOrder } from './order-checks';
@@ -125,24 +126,44 @@ export class SimEngine {
   applyCandle(market: MarketName, candle: Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>, intervalSeconds = 60): EngineEvent[] {
     const state = this.requireMarket(market);
     const time = candle.time + intervalSeconds;
+    // Fast exit: no open order, or none whose level this candle's path can reach.
+    if (!this.book.hasOpenInMarket(market) || !this.pathCanReach(market, candle, state.pathPrice)) {
+      state.pathPrice = candle.close;
+      state.lastPrice = candle.close;
+      return [];
+    }
     return this.events.collect(() => {
-      if (this.book.hasOpenInMarket(market)) {
-        const path = candlePath(candle, state.pathPrice);
-        let current = path[0] ?? candle.open;
-        for (const target of path.slice(1)) {
-          for (;;) {
-            const event = nextPathEvent(this.book.openInMarket(market), current, target);
-            if (event === undefined) break;
-            current = event.level;
-            if (event.kind === 'fill') this.execution.fill(event.order, event.level, 1, time);
-            else this.execution.trigger(event.order, event.level, time);
-          }
-          current = target;
+      const path = candlePath(candle, state.pathPrice);
+      let current = path[0] ?? candle.open;
+      for (let i = 1; i < path.length; i++) {
+        const target = path[i] as Decimal;
+        for (;;) {
+          // Read live (no copy): nothing changes while nextPathEvent scans, only after it returns.
+          const event = nextPathEvent(this.book.openInMarketLive(market), current, target);
+          if (event === undefined) break;
+          current = event.level;
+          if (event.kind === 'fill') this.execution.fill(event.order, event.level, 1, time);
+          else this.execution.trigger(event.order, event.level, time);
         }
+        current = target;
       }
       state.pathPrice = candle.close;
       state.lastPrice = candle.close;
     });
+  }
+
+  /**
+   * Whether the path of `candle` (from `previous`, through open, high, low and close) reaches the lowest
+   * rising-side level or the highest falling-side level of the market's open orders. A conservative
+   * test: when it says no, walking the path would find no event.
+   */
+  private pathCanReach(market: MarketName, candle: Pick<Candle, 'open' | 'high' | 'low' | 'close'>, previous: Decimal | undefined): boolean {
+    const { up, down } = this.book.reach(market);
+    if (up !== undefined && (decimalAtMost(up, candle.high) || decimalAtMost(up, candle.open) || decimalAtMost(up, candle.close)
+      || (previous !== undefined && decimalAtMost(up, previous)))) return true;
+    if (down !== undefined && (decimalAtLeast(down, candle.low) || decimalAtLeast(down, candle.open) || decimalAtLeast(down, candle.close)
+      || (previous !== undefined && decimalAtLeast(down, previous)))) return true;
+    return false;
   }
 
   /** Fires kill-switch timers whose cancellation time has passed on the market clock. */
