@@ -19,6 +19,14 @@ describe('deterministic client order ids', () => {
     expect(deriveClientOrderId({ ...base, strategy: 'SMA Cross (slow)' })).not.toBe(id);
   });
 
+  test('ids are stable across versions (SHA-256 of the inputs; journaled intents replay to the same id)', () => {
+    expect(deriveClientOrderId(base)).toBe('tb-smacrossfast-a3c238a5-qzlnic-o');
+    // Both OCO legs share the hash (the second call reuses it) and differ only in the leg suffix.
+    expect(deriveClientOrderId({ ...base, leg: 'sl', tag: 'x' })).toBe('tb-smacrossfast-49c8dc90-qzlnic-sl');
+    expect(deriveClientOrderId({ ...base, leg: 'tp', tag: 'x' })).toBe('tb-smacrossfast-49c8dc90-qzlnic-tp');
+    expect(deriveClientOrderId(base)).toBe('tb-smacrossfast-a3c238a5-qzlnic-o');
+  });
+
   test('charset rule', () => {
     expect(isValidClientOrderId('order-1.a_b')).toBe(true);
     expect(isValidClientOrderId('order 1')).toBe(false);
