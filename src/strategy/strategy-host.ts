@@ -17,6 +17,12 @@ export interface StrategyHostEvents {
   onOverrun?(e: { strategy: string; market: MarketName; candleTime: number; elapsedMs: number; budgetMs: number }): void;
   onPaused?(e: { strategy: string; consecutiveFailures: number; error: StrategyFailedError }): void;
   onResumed?(e: { strategy: string }): void;
+  /**
+   * One onCandle call finished (returned, threw or resolved/rejected), with its duration from the
+   * host's stopwatch (tradebot_strategy_duration_seconds). Timed only when this listener is set or
+   * the time budget is finite. An async call cut off by the budget reports the time until the cut.
+   */
+  onDuration?(e: { strategy: string; market: MarketName; elapsedMs: number }): void;
   /** A candle at or before the last one seen for that (strategy, market) was ignored. */
   onSkipped?(e: { strategy: string; market: MarketName; candleTime: number; lastTime: number }): void;
 }
@@ -116,6 +122,8 @@ export class StrategyHost {
   private readonly maxFailures: number;
   private readonly stopwatch: () => number;
   private readonly timers: HostTimers;
+  /** Read the stopwatch around onCandle: a finite budget, or a duration listener. */
+  private readonly timed: boolean;
 
   constructor(opts: StrategyHostOptions) {
     this.clock = opts.clock;
@@ -125,6 +133,7 @@ export class StrategyHost {
     this.maxFailures = opts.maxConsecutiveFailures ?? 3;
     this.stopwatch = opts.stopwatch ?? (() => performance.now());
     this.timers = opts.timers ?? DEFAULT_TIMERS;
+    this.timed = this.budgetMs !== Number.POSITIVE_INFINITY || this.events.onDuration !== undefined;
     for (const loaded of opts.strategies) {
       if (this.runners.has(loaded.name)) throw new RangeError(`strategy ${loaded.name} given twice to the host`);
       const runner: Runner = {
@@ -240,7 +249,7 @@ export class StrategyHost {
     ctx.openOrders = this.view.openOrders?.(runner.loaded.name, slot.market) ?? NO_ORDERS;
     ctx.marketInfo = this.view.marketInfo?.(slot.market);
     runner.stats.calls++;
-    const timed = this.budgetMs !== Number.POSITIVE_INFINITY;
+    const timed = this.timed;
     const started = timed ? this.stopwatch() : 0;
     let raw: unknown;
     try {
@@ -252,19 +261,29 @@ export class StrategyHost {
       ctx.state = slot.state;
       raw = runner.loaded.definition.onCandle(ctx as StrategyContext<any, any>);
     } catch (err) {
+      if (timed) this.duration(slot, this.stopwatch() - started);
       return this.fail(slot, candle, 'threw', err);
     }
     if (isPromise(raw)) return this.settleAsync(slot, candle, Promise.resolve(raw), started);
     if (timed) {
       const elapsed = this.stopwatch() - started;
+      this.duration(slot, elapsed);
       if (elapsed > this.budgetMs) return this.overrun(slot, candle, elapsed);
     }
     return this.accept(slot, candle, raw);
   }
 
+  private duration(slot: Slot, elapsedMs: number): void {
+    this.events.onDuration?.({ strategy: slot.runner.loaded.name, market: slot.market, elapsedMs });
+  }
+
   private settleAsync(slot: Slot, candle: Candle, raw: Promise<unknown>, started: number): Promise<Result> {
     if (this.budgetMs === Number.POSITIVE_INFINITY) {
-      return raw.then((v) => this.accept(slot, candle, v), (err: unknown) => this.fail(slot, candle, 'threw', err));
+      if (!this.timed) return raw.then((v) => this.accept(slot, candle, v), (err: unknown) => this.fail(slot, candle, 'threw', err));
+      return raw.then(
+        (v) => { this.duration(slot, this.stopwatch() - started); return this.accept(slot, candle, v); },
+        (err: unknown) => { this.duration(slot, this.stopwatch() - started); return this.fail(slot, candle, 'threw', err); },
+      );
     }
     let handle: unknown;
     const deadline = new Promise<never>((_, reject) => {
@@ -274,11 +293,14 @@ export class StrategyHost {
       (v) => {
         this.timers.clearTimeout(handle);
         const elapsed = this.stopwatch() - started;
+        this.duration(slot, elapsed);
         return elapsed > this.budgetMs ? this.overrun(slot, candle, elapsed) : this.accept(slot, candle, v);
       },
       (err: unknown) => {
         this.timers.clearTimeout(handle);
-        return err instanceof Overrun ? this.overrun(slot, candle, this.stopwatch() - started) : this.fail(slot, candle, 'threw', err);
+        const elapsed = this.stopwatch() - started;
+        this.duration(slot, elapsed);
+        return err instanceof Overrun ? this.overrun(slot, candle, elapsed) : this.fail(slot, candle, 'threw', err);
       },
     );
   }

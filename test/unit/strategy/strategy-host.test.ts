@@ -115,6 +115,37 @@ describe('StrategyHost', () => {
     expect(host.stats('s1').overruns).toBe(1);
   });
 
+  test('onDuration reports each call\'s stopwatch time (sync, thrown, async, even with no budget); nothing when unlistened', async () => {
+    const durations: string[] = [];
+    const onDuration = (e: { strategy: string; market: string; elapsedMs: number }) => durations.push(`${e.strategy}:${e.market}:${e.elapsedMs}`);
+    let now = 0;
+    let reads = 0;
+    const stopwatch = () => { reads++; return now; };
+    let n = 0;
+    const mixed = strategy((ctx) => {
+      n++;
+      now += 10 * n;
+      if (n === 2) throw new Error('boom');
+      if (n === 3) return Promise.resolve([buy(ctx.candle.close)]);
+      return [];
+    });
+    const host = new StrategyHost({ strategies: [mixed], clock: new ManualClock(), events: { onDuration }, timeBudgetMs: Infinity, stopwatch });
+    for (const c of candles.slice(0, 3)) await host.handleCandle('BTC_USDT', '1m', c);
+    expect(durations).toEqual(['s1:BTC_USDT:10', 's1:BTC_USDT:20', 's1:BTC_USDT:30']);
+
+    // An overrun is reported with its duration too (the histogram must see the slow calls).
+    const slow = strategy(() => { now += 300; return []; }, { name: 's2' });
+    const budgeted = new StrategyHost({ strategies: [slow], clock: new ManualClock(), events: { onDuration }, timeBudgetMs: 250, stopwatch });
+    budgeted.handleCandle('BTC_USDT', '1m', candles[0]!);
+    expect(durations.at(-1)).toBe('s2:BTC_USDT:300');
+
+    // No listener and no budget (backtests): the stopwatch is never read.
+    reads = 0;
+    const quiet = new StrategyHost({ strategies: [strategy(() => [], { name: 's3' })], clock: new ManualClock(), timeBudgetMs: Infinity, stopwatch });
+    quiet.handleCandle('BTC_USDT', '1m', candles[0]!);
+    expect(reads).toBe(0);
+  });
+
   test('an async strategy that never settles overruns through the injected timer', async () => {
     const { log, events } = recorder();
     const fire: (() => void)[] = [];
