@@ -197,6 +197,7 @@ export class TradebotApp {
       events: {
         onError: (e) => m.strategyErrors.inc({ strategy: e.strategy }),
         onOverrun: (e) => m.strategyOverruns.inc({ strategy: e.strategy }),
+        onDuration: (e) => m.strategyDuration.observe({ strategy: e.strategy }, e.elapsedMs / 1000),
         onPaused: (e) => log.error({ strategy: e.strategy, consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures'),
         onIntents: (e) => log.debug({ strategy: e.strategy, market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),
       },

@@ -1,15 +1,19 @@
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
-import { HttpExchangeClient } from '../exchange/http/client';
+import { HttpExchangeClient, type ClientRequestEvent } from '../exchange/http/client';
 import type { EndpointId } from '../exchange/http/endpoints';
 import type { NonceSource } from '../exchange/nonce-source';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import type { Logger } from '../log/logger';
 import type { ExchangeOutcome } from '../metrics/definitions';
+import { recordExchangeRequest } from '../metrics/exchange-outcome';
 import type { Metrics } from '../metrics/registry';
 import { MeteredLimiter } from './metered-limiter';
 
-/** The request hook gives the error code of a failed attempt; this maps it to the metric's outcome label. */
+/**
+ * Maps the error code of a failed attempt to the metric's outcome label: the fallback for an event
+ * that carries no error object (a code cannot tell a refused nonce from a 429).
+ */
 export function outcomeOfCode(code: string): ExchangeOutcome {
   switch (code) {
     case 'ok': return 'ok';
@@ -52,13 +56,29 @@ export function createExchangeClient(config: FrozenConfig, w: ExchangeWiring): H
     requestFieldStyle: ex.requestFieldStyle,
     ocoListPath: ex.ocoListPath,
     retry: ex.retry,
-    onRequest: (e) => {
-      const endpoint = e.endpoint as EndpointId;
-      const outcome = outcomeOfCode(e.outcome);
-      w.metrics.exchangeRequests.inc({ endpoint, outcome });
-      w.metrics.exchangeRequestDuration.observe({ endpoint }, e.durationMs / 1000);
-      if (outcome === 'rate_limited') w.metrics.rateLimited.inc({ endpoint });
-      if (outcome !== 'ok') w.log.debug({ endpoint, outcome: e.outcome, attempt: e.attempt, region: e.region, durationMs: e.durationMs }, 'exchange request failed');
-    },
+    onRequest: requestObserver(w.metrics, w.log),
   });
+}
+
+/**
+ * The client's per-attempt hook: request counter by outcome, latency, and the 429 and refused-nonce
+ * counters. With the attempt's error object, recordExchangeRequest tells a refused nonce
+ * (`nonce_rejected`, tradebot_exchange_nonce_rejections_total) from a rate limit; an event with only
+ * an error code falls back to outcomeOfCode.
+ */
+export function requestObserver(metrics: Metrics, log: Pick<Logger, 'debug'>): (e: ClientRequestEvent) => void {
+  return (e) => {
+    const endpoint = e.endpoint as EndpointId;
+    const seconds = e.durationMs / 1000;
+    let outcome: ExchangeOutcome;
+    if (e.outcome === 'ok' || e.error !== undefined) {
+      outcome = recordExchangeRequest(metrics, endpoint, seconds, e.outcome === 'ok' ? undefined : e.error);
+    } else {
+      outcome = outcomeOfCode(e.outcome);
+      metrics.exchangeRequests.inc({ endpoint, outcome });
+      metrics.exchangeRequestDuration.observe({ endpoint }, seconds);
+      if (outcome === 'rate_limited') metrics.rateLimited.inc({ endpoint });
+    }
+    if (outcome !== 'ok') log.debug({ endpoint, outcome, code: e.outcome, attempt: e.attempt, region: e.region, durationMs: e.durationMs }, 'exchange request failed');
+  };
 }

@@ -15,6 +15,14 @@ import { KyTransport, type Transport } from './transport';
 
 export type { RequestEvent, RetryPolicy } from './request-runner';
 
+/**
+ * What `onRequest` receives after every HTTP attempt: the runner's event plus `error`, the error the
+ * attempt failed with (undefined when it succeeded), so metrics can tell a refused nonce (a
+ * RateLimitedError with `context.nonce`) from a real 429; `outcome` holds only the error code, which
+ * is the same for both. The runner fills `error` once its RequestEvent carries it.
+ */
+export type ClientRequestEvent = RequestEvent & { readonly error?: unknown };
+
 export interface HttpExchangeClientOptions {
   /** Global server, e.g. https://whitebit.com */
   readonly baseUrl: string;
@@ -38,7 +46,7 @@ export interface HttpExchangeClientOptions {
   /** Reads only; default { attempts: 3, baseDelayMs: 250, maxDelayMs: 5000 }. */
   readonly retry?: RetryPolicy;
   /** Called after every HTTP attempt (metrics). Exceptions thrown by it are ignored. */
-  readonly onRequest?: (event: RequestEvent) => void;
+  readonly onRequest?: (event: ClientRequestEvent) => void;
   /** Replaces the ky transport (tests, benchmarks). */
   readonly transport?: Transport;
   /** Backoff sleep and jitter source; defaults setTimeout and Math.random. */
