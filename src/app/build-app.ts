@@ -274,9 +274,9 @@ export class TradebotApp {
             log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
           }
         }
-        // A full re-read of the journal is O(all orders) on the in-process store: at most once a
-        // second here (note() keeps the view exact for our own submissions meanwhile), and after
-        // every reconciliation pass.
+        // A full re-read of the live orders costs a Redis round trip plus one read per live order
+        // (O(live) in process too): at most once a second here (note() keeps the view exact for our
+        // own submissions meanwhile), and after every reconciliation pass.
         if (this.wallClock.nowMs() - lastRefreshMs >= 1000) {
           lastRefreshMs = this.wallClock.nowMs();
           await book.refresh().catch((err: unknown) => log.warn({ err }, 'open-order view not refreshed'));

@@ -54,6 +54,7 @@ test('candles flow, the strategy trades, fills reach the journal; a broken modul
   // The answer to the submit can already show the order filled (marketable on arrival), so any way out of submitted counts.
   expect(metrics).toMatch(/tradebot_order_transitions_total\{from="submitted",to="(open|triggered|partially_filled|filled)"\} [1-9]/);
   expect(metrics).toMatch(/tradebot_candle_last_close_timestamp_seconds\{market="BTC_USDT",interval="1m"\} \d/);
+  expect(metrics).toMatch(/tradebot_strategy_duration_seconds_count\{strategy="churn"\} [1-9]/);
 
   // SIGTERM right after a submission: in-flight work finishes, the process exits 0.
   const submitted = daemon.count(msg('order submitted'));
