@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { Decimal } from '../../../src/domain/decimal';
 import { buildSignedBody, signRequest, verifySignature } from '../../../src/exchange/http/sign';
 
 // Vector computed in the shell, independently of sign.ts:
@@ -43,5 +44,37 @@ describe('request signing', () => {
     expect(verifySignature(PAYLOAD, SIGNATURE, SECRET)).toBe(true);
     expect(verifySignature(PAYLOAD.replace('eyJ', 'eyK'), SIGNATURE, SECRET)).toBe(false);
     expect(verifySignature(PAYLOAD, SIGNATURE, 'wrong')).toBe(false);
+  });
+
+  test('the body is byte-identical to JSON.stringify of envelope + params, whatever the params', () => {
+    // The hot path writes ASCII bytes by hand; everything else must fall back to JSON.stringify.
+    const values: unknown[] = [
+      'BTC_USDT', '0.001', '', 'quote"inside', 'back\\slash', 'tab\there', 'é€', '\ud83d\ude00', '\ud800', 'x'.repeat(9000),
+      0, -0, 1.5, 1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, true, false, null, undefined,
+      new Decimal('2.5'), ['spot'], { nested: 1 },
+    ];
+    const keys = ['market', 'amount', 'client_order_id', 'bboRole', '10', 'request', 'nonce', 'nonceWindow', 'ké', 'a"b'];
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let i = 0; i < 3000; i++) {
+      const params: Record<string, unknown> = {};
+      const count = Math.floor(random() * 5);
+      for (let k = 0; k < count; k++) {
+        const key = random() < 0.7 ? keys[Math.floor(random() * 3)]! : keys[Math.floor(random() * keys.length)]!;
+        params[key] = values[Math.floor(random() * values.length)];
+      }
+      const nonce = random() < 0.8 ? 1_700_000_000_000 + i : String(i);
+      const nonceWindow = [true, false, undefined][i % 3];
+      const envelope: Record<string, unknown> = { request: '/api/v4/order/stop_limit', nonce: String(nonce) };
+      if (nonceWindow !== undefined) envelope['nonceWindow'] = nonceWindow;
+      const expected = JSON.stringify({ ...envelope, ...params });
+      expect(buildSignedBody('/api/v4/order/stop_limit', nonce, params, nonceWindow)).toBe(expected);
+      const signed = signRequest({ apiKey: 'k', apiSecret: SECRET }, '/api/v4/order/stop_limit', nonce, params, nonceWindow);
+      expect(signed.body).toBe(expected);
+      expect(signed.headers['X-TXC-PAYLOAD']).toBe(Buffer.from(expected, 'utf8').toString('base64'));
+    }
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { market: 'BTC_USDT' });
+    expect(buildSignedBody('/p', 1, bare, undefined)).toBe('{"request":"/p","nonce":"1","market":"BTC_USDT"}');
+    expect(buildSignedBody('/p"q', 1, {}, undefined)).toBe('{"request":"/p\\"q","nonce":"1"}');
   });
 });
