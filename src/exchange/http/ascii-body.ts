@@ -17,16 +17,24 @@ export const asciiBuffer = Buffer.allocUnsafe(8192);
 
 /**
  * Appends `s` at `at` and returns the new end; -1 if it is not ASCII, would need escaping inside a
- * JSON string (`inString`), or does not fit. Locals only: this loop is the hot one.
+ * JSON string, or does not fit. Locals only: this loop is the hot one.
  */
-function put(buf: Buffer, at: number, s: string, inString: boolean): number {
+function put(buf: Buffer, at: number, s: string): number {
   const n = s.length;
   if (at < 0 || at + n + 2 > buf.length) return -1;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x80 || (inString && (c < 0x20 || c === 0x22 || c === 0x5c))) return -1;
+    if (c >= 0x80 || c < 0x20 || c === 0x22 || c === 0x5c) return -1;
     buf[at + i] = c;
   }
+  return at + n;
+}
+
+/** Appends a constant of this file (known plain ASCII): no character checks. */
+function raw(buf: Buffer, at: number, s: string): number {
+  const n = s.length;
+  if (at < 0 || at + n + 2 > buf.length) return -1;
+  for (let i = 0; i < n; i++) buf[at + i] = s.charCodeAt(i);
   return at + n;
 }
 
@@ -42,28 +50,30 @@ export function writeAsciiBody(
 ): number {
   if (Object.getPrototypeOf(params) !== Object.prototype) return -1;
   const buf = asciiBuffer;
-  let at = put(buf, 0, '{"request":"', false);
-  at = put(buf, at, path, true);
-  at = put(buf, at, '","nonce":"', false);
-  at = put(buf, at, typeof nonce === 'number' ? String(nonce) : nonce, true);
-  at = put(buf, at, nonceWindow === undefined ? '"' : nonceWindow ? '","nonceWindow":true' : '","nonceWindow":false', false);
+  let at = raw(buf, 0, '{"request":"');
+  at = put(buf, at, path);
+  at = raw(buf, at, '","nonce":"');
+  at = put(buf, at, typeof nonce === 'number' ? String(nonce) : nonce);
+  at = raw(buf, at, nonceWindow === undefined ? '"' : nonceWindow ? '","nonceWindow":true' : '","nonceWindow":false');
   for (const key in params) {
     if (at < 0 || !Object.hasOwn(params, key) || key === 'request' || key === 'nonce' || key === 'nonceWindow') return -1;
     const first = key.charCodeAt(0);
     if (first >= 48 && first <= 57) return -1;
     const v = params[key];
     if (v === undefined) continue;
-    at = put(buf, at, ',"', false);
-    at = put(buf, at, key, true);
-    at = put(buf, at, '":', false);
+    at = raw(buf, at, ',"');
+    at = put(buf, at, key);
     if (typeof v === 'string') {
-      at = put(buf, at, '"', false);
-      at = put(buf, at, v, true);
-      at = put(buf, at, '"', false);
-    } else if (typeof v === 'number') at = Number.isFinite(v) ? put(buf, at, String(v), false) : -1; // JSON's digits (-0 -> "0" in both)
-    else if (typeof v === 'boolean') at = put(buf, at, v ? 'true' : 'false', false);
-    else if (v === null) at = put(buf, at, 'null', false);
+      at = raw(buf, at, '":"');
+      at = put(buf, at, v);
+      at = raw(buf, at, '"');
+      continue;
+    }
+    at = raw(buf, at, '":');
+    if (typeof v === 'number') at = Number.isFinite(v) ? raw(buf, at, String(v)) : -1; // JSON's digits (-0 -> "0" in both)
+    else if (typeof v === 'boolean') at = raw(buf, at, v ? 'true' : 'false');
+    else if (v === null) at = raw(buf, at, 'null');
     else return -1; // objects (toJSON, arrays), functions, symbols, bigint: JSON.stringify decides
   }
-  return put(buf, at, '}', false);
+  return raw(buf, at, '}');
 }
