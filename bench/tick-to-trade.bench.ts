@@ -32,7 +32,7 @@ import type { BenchRow } from './bench-types';
  * beside the latencies: on a shared, loaded box the floor's own p99 says what a p99 can mean.
  */
 const MARKETS = Array.from({ length: 100 }, (_, i) => `M${i}_USDT`);
-const WARMUP_ROUNDS = 3;
+const WARMUP_ROUNDS = 10;
 const ROUNDS = 20;
 const zero = new Decimal(0);
 
