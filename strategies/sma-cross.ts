@@ -37,9 +37,14 @@ export default defineStrategy({
     /** Amount of the last entry placed; undefined when flat. */
     entryAmount: undefined as Decimal | undefined,
     quote: new Decimal(params.quoteAmount),
+    // The price ratios as Decimals, built once (signals are floats; Decimals only for the order itself).
+    entryRatio: ratio(1 + params.entryOffset),
+    exitRatio: ratio(1 - params.exitOffset),
+    upSlip: ratio(1 + params.slippage),
+    downSlip: ratio(1 - params.slippage),
   }),
   onCandle(ctx) {
-    const { params: p, state: s, candle, marketInfo } = ctx;
+    const { state: s, candle, marketInfo } = ctx;
     const close = ctx.candles.close(-1);
     const signal = s.cross.next(s.fast.nextValue(close), s.slow.nextValue(close));
     if (signal === undefined) return [];
@@ -53,13 +58,13 @@ export default defineStrategy({
         s.entryAmount = openSells[0]?.amount;
         return openSells.map((o): Intent => ({ kind: 'cancel', market: ctx.market, clientOrderId: o.clientOrderId }));
       }
-      const activation = roundPrice(candle.close.times(ratio(1 + p.entryOffset)), marketInfo);
+      const activation = roundPrice(candle.close.times(s.entryRatio), marketInfo);
       const amount = amountForNotional(s.quote, activation, marketInfo);
       if (amount.isZero()) return [];
       s.entryAmount = amount;
       return [{
         kind: 'stop_limit', market: ctx.market, side: 'buy', amount, activationPrice: activation,
-        price: roundPrice(activation.times(ratio(1 + p.slippage)), marketInfo), purpose: 'entry',
+        price: roundPrice(activation.times(s.upSlip), marketInfo), purpose: 'entry',
       }];
     }
 
@@ -70,10 +75,10 @@ export default defineStrategy({
     if (entered === undefined || openBuys.length > 0 || openSells.length > 0 || !looksFilled(ctx, entered)) return out;
     const held = stockAvailable(ctx);
     const amount = held === undefined || held.greaterThan(entered) ? entered : held;
-    const activation = roundPrice(candle.close.times(ratio(1 - p.exitOffset)), marketInfo);
+    const activation = roundPrice(candle.close.times(s.exitRatio), marketInfo);
     out.push({
       kind: 'stop_limit', market: ctx.market, side: 'sell', amount, activationPrice: activation,
-      price: roundPrice(activation.times(ratio(1 - p.slippage)), marketInfo), purpose: 'exit',
+      price: roundPrice(activation.times(s.downSlip), marketInfo), purpose: 'exit',
     });
     return out;
   },

@@ -1,4 +1,5 @@
 import type { Decimal } from '../domain/decimal';
+import { compareDecimals } from '../domain/decimal-compare';
 import type { OcoIntent, StopLimitIntent } from '../domain/intent';
 import type { MarketInfo } from '../domain/market';
 import type { NewOrderRecord } from '../store/order-store-port';
@@ -40,7 +41,8 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const price = roundLimitPrice(intent.price, side, market);
   const activationPrice = roundActivationPrice(intent.activationPrice, side, market);
   const ids = { strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag };
-  const base = { strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime };
+  // Object literals, not spreads: this runs for every order of a backtest.
+  const unchanged = amount === intent.amount && price === intent.price && activationPrice === intent.activationPrice;
 
   if (intent.kind === 'stop_limit') {
     const size = checkSize(amount, [price], market);
@@ -52,8 +54,11 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
       ok: true,
       order: {
         kind: 'stop_limit',
-        intent: { ...intent, amount, price, activationPrice },
-        records: [{ ...base, clientOrderId: cid, kind: 'stop_limit', price }],
+        intent: unchanged ? intent : { ...intent, amount, price, activationPrice },
+        records: [{
+          strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
+          clientOrderId: cid, kind: 'stop_limit', price,
+        }],
         sentClientOrderId: cid,
       },
     };
@@ -63,19 +68,20 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const size = checkSize(amount, [price, stopLimitPrice], market);
   if (!size.ok) return size;
   // Only one leg can execute; the venue holds the worse of the two once.
-  const worst = price.greaterThan(stopLimitPrice) ? price : stopLimitPrice;
+  const worst = compareDecimals(price, stopLimitPrice) > 0 ? price : stopLimitPrice;
   const funds = checkFunds(balances, market, 'collateral', side, amount, worst);
   if (!funds.ok) return funds;
   const legs = ocoLegIds(ids);
+  const record = (clientOrderId: string, kind: 'oco_sl' | 'oco_tp'): NewOrderRecord => ({
+    strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
+    clientOrderId, kind, price, stopLimitPrice,
+  });
   return {
     ok: true,
     order: {
       kind: 'oco',
-      intent: { ...intent, amount, price, activationPrice, stopLimitPrice },
-      records: [
-        { ...base, clientOrderId: legs.sl, kind: 'oco_sl', price, stopLimitPrice },
-        { ...base, clientOrderId: legs.tp, kind: 'oco_tp', price, stopLimitPrice },
-      ],
+      intent: unchanged && stopLimitPrice === intent.stopLimitPrice ? intent : { ...intent, amount, price, activationPrice, stopLimitPrice },
+      records: [record(legs.sl, 'oco_sl'), record(legs.tp, 'oco_tp')],
       sentClientOrderId: legs.sl,
     },
   };
@@ -89,9 +95,9 @@ function checkFunds(
   const available = balances.available(currency, wallet);
   if (available === undefined) return { ok: true }; // unknown: the exchange checks it anyway
   // A buy may pay the larger fee on top of the total (the venue holds it the same way).
-  const fee = market.takerFee.greaterThan(market.makerFee) ? market.takerFee : market.makerFee;
+  const fee = compareDecimals(market.takerFee, market.makerFee) > 0 ? market.takerFee : market.makerFee;
   const needed = side === 'buy' ? amount.times(price).times(fee.plus(1)) : amount;
-  if (available.lessThan(needed)) {
+  if (compareDecimals(available, needed) < 0) {
     return { ok: false, rule: 'balance', reason: `needs ${needed.toString()} ${currency} (${wallet}), ${available.toString()} available` };
   }
   return { ok: true };

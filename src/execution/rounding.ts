@@ -1,4 +1,5 @@
 import { Decimal } from '../domain/decimal';
+import { compareDecimals } from '../domain/decimal-compare';
 import type { MarketInfo } from '../domain/market';
 import type { OrderSide } from '../domain/order';
 
@@ -16,16 +17,23 @@ import type { OrderSide } from '../domain/order';
  * The difference is at most one tick (10^-moneyPrec) per price.
  */
 export function roundAmount(amount: Decimal, market: MarketInfo): Decimal {
-  return amount.toDecimalPlaces(market.stockPrec, Decimal.ROUND_DOWN);
+  return roundTo(amount, market.stockPrec, Decimal.ROUND_DOWN);
 }
 
 export function roundLimitPrice(price: Decimal, side: OrderSide, market: MarketInfo): Decimal {
-  return price.toDecimalPlaces(market.moneyPrec, side === 'buy' ? Decimal.ROUND_DOWN : Decimal.ROUND_UP);
+  return roundTo(price, market.moneyPrec, side === 'buy' ? Decimal.ROUND_DOWN : Decimal.ROUND_UP);
 }
 
 export function roundActivationPrice(price: Decimal, side: OrderSide, market: MarketInfo): Decimal {
-  return price.toDecimalPlaces(market.moneyPrec, side === 'buy' ? Decimal.ROUND_DOWN : Decimal.ROUND_UP);
+  return roundTo(price, market.moneyPrec, side === 'buy' ? Decimal.ROUND_DOWN : Decimal.ROUND_UP);
 }
+
+/** A value already within the precision (strategies usually round themselves) is returned as is: same value, no allocation. */
+function roundTo(value: Decimal, places: number, mode: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8): Decimal {
+  return value.isFinite() && value.decimalPlaces() <= places ? value : value.toDecimalPlaces(places, mode);
+}
+
+const ZERO = new Decimal(0);
 
 export type SizeCheck = { readonly ok: true } | { readonly ok: false; readonly rule: 'min_amount' | 'min_total' | 'max_total'; readonly reason: string };
 
@@ -35,15 +43,16 @@ export type SizeCheck = { readonly ok: true } | { readonly ok: false; readonly r
  * that executes.
  */
 export function checkSize(amount: Decimal, prices: readonly Decimal[], market: MarketInfo): SizeCheck {
-  if (amount.lessThanOrEqualTo(0) || amount.lessThan(market.minAmount)) {
+  // compareDecimals: the same comparisons without decimal.js's per-call copies (this runs per order).
+  if (compareDecimals(amount, ZERO) <= 0 || compareDecimals(amount, market.minAmount) < 0) {
     return { ok: false, rule: 'min_amount', reason: `amount ${amount.toString()} is below the minimum ${market.minAmount.toString()} of ${market.name}` };
   }
   for (const price of prices) {
     const total = amount.times(price);
-    if (total.lessThan(market.minTotal)) {
+    if (compareDecimals(total, market.minTotal) < 0) {
       return { ok: false, rule: 'min_total', reason: `total ${total.toString()} is below the minimum ${market.minTotal.toString()} of ${market.name}` };
     }
-    if (market.maxTotal.greaterThan(0) && total.greaterThan(market.maxTotal)) {
+    if (compareDecimals(market.maxTotal, ZERO) > 0 && compareDecimals(total, market.maxTotal) > 0) {
       return { ok: false, rule: 'max_total', reason: `total ${total.toString()} is above the maximum ${market.maxTotal.toString()} of ${market.name}` };
     }
   }

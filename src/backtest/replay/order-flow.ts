@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock';
 import type { Decimal } from '../../domain/decimal';
 import { ExchangeRejectedError } from '../../domain/errors';
-import type { CancelIntent } from '../../domain/intent';
+import type { CancelIntent, OcoIntent, StopLimitIntent } from '../../domain/intent';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import type { OrderSide } from '../../domain/order';
 import { prepareOrder } from '../../execution/prepare-order';
@@ -70,31 +70,39 @@ export class OrderFlow {
       this.cancel(stamped, intent);
       return;
     }
-    const base = { time: this.now(), candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind, side: intent.side };
-    const deny = (rule: string, reason: string): void => {
-      this.log.push({ ...base, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule, reason });
-    };
+    // Object literals throughout (no spreads): this runs for every order of a backtest.
+    const time = this.now();
     const market = this.d.markets.get(intent.market);
-    if (market === undefined || !market.tradesEnabled) return deny('market', `market ${intent.market} is not listed or not trading`);
+    if (market === undefined || !market.tradesEnabled) {
+      this.deny(stamped, time, 'market', `market ${intent.market} is not listed or not trading`);
+      return;
+    }
     const verdict = this.d.risk.check(stamped, market);
-    if (!verdict.ok) return deny(verdict.rule, verdict.reason);
+    if (!verdict.ok) {
+      this.deny(stamped, time, verdict.rule, verdict.reason);
+      return;
+    }
     const prepared = prepareOrder(stamped, market, this.d.account);
-    if (!prepared.ok) return deny(prepared.rule, prepared.reason);
+    if (!prepared.ok) {
+      this.deny(stamped, time, prepared.rule, prepared.reason);
+      return;
+    }
     const order = prepared.order;
     const cid = order.sentClientOrderId;
     const sent = order.intent;
-    const entry = {
-      ...base, clientOrderId: cid, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice,
-      stopLimitPrice: sent.kind === 'oco' ? sent.stopLimitPrice : undefined,
-    };
+    const stopLimitPrice = sent.kind === 'oco' ? sent.stopLimitPrice : undefined;
+    const logEntry = (outcome: 'placed' | 'rejected', rule?: string, reason?: string): OrderLogEntry => ({
+      time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind, side: intent.side,
+      clientOrderId: cid, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, stopLimitPrice, outcome, rule, reason,
+    });
     const view = {
       clientOrderId: cid, strategy: stamped.strategy, market: intent.market, side: sent.side, kind: sent.kind,
       amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice,
-      stopLimitPrice: sent.kind === 'oco' ? sent.stopLimitPrice : undefined, purpose: sent.purpose, candleTime: stamped.candleTime,
+      stopLimitPrice, purpose: sent.purpose, candleTime: stamped.candleTime,
     };
     try {
       // The log entry goes first: a stop that triggers and fills on arrival reports its fill during the call.
-      this.log.push({ ...entry, outcome: 'placed' });
+      this.log.push(logEntry('placed'));
       if (sent.kind === 'stop_limit') {
         const placed = this.d.engine.placeStopLimit(this.d.apiKey, {
           market: sent.market, side: sent.side, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, clientOrderId: cid,
@@ -109,9 +117,17 @@ export class OrderFlow {
       }
     } catch (err) {
       if (!(err instanceof ExchangeRejectedError)) throw err;
-      this.log[this.log.length - 1] = { ...entry, outcome: 'rejected', rule: err.code, reason: err.message };
+      this.log[this.log.length - 1] = logEntry('rejected', err.code, err.message);
     }
     this.d.account.touch();
+  }
+
+  private deny(stamped: StampedIntent, time: number, rule: string, reason: string): void {
+    const intent = stamped.intent as StopLimitIntent | OcoIntent;
+    this.log.push({
+      time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind, side: intent.side,
+      clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule, reason,
+    });
   }
 
   /** Every engine event of our account: fills are recorded and fed back. */

@@ -1,4 +1,5 @@
 import { Decimal, parseDecimal } from '../../domain/decimal';
+import { compareDecimals } from '../../domain/decimal-compare';
 import { notEnoughBalance } from './rejections';
 import type { AccountFunding, BalanceEntry, Reserve, Wallet } from './types';
 
@@ -45,7 +46,7 @@ export class Ledger {
   /** Moves `amount` from available to freeze, or rejects with code 10 and changes nothing. */
   freeze(wallet: Wallet, currency: string, amount: Decimal): Reserve {
     const entry = this.entry(wallet, currency);
-    if (entry.available.lessThan(amount)) throw notEnoughBalance();
+    if (compareDecimals(entry.available, amount) < 0) throw notEnoughBalance();
     entry.available = entry.available.minus(amount);
     entry.freeze = entry.freeze.plus(amount);
     return { wallet, currency, remaining: amount };
@@ -53,7 +54,7 @@ export class Ledger {
 
   /** Pays `amount` out of a reserve (a fill). Never more than what the reserve still holds. */
   spend(reserve: Reserve, amount: Decimal): void {
-    const paid = Decimal.min(amount, reserve.remaining);
+    const paid = compareDecimals(amount, reserve.remaining) <= 0 ? amount : reserve.remaining;
     const entry = this.entry(reserve.wallet, reserve.currency);
     entry.freeze = entry.freeze.minus(paid);
     reserve.remaining = reserve.remaining.minus(paid);

@@ -1,5 +1,5 @@
 import type { Decimal } from '../../domain/decimal';
-import { compareDecimals, decimalAtLeast, decimalAtMost } from './decimal-compare';
+import { compareDecimals, decimalAtLeast, decimalAtMost } from '../../domain/decimal-compare';
 import type { SimOrder } from './types';
 
 /**

@@ -1,6 +1,6 @@
 import type { Decimal } from '../../domain/decimal';
 import type { MarketName } from '../../domain/market';
-import { compareDecimals } from './decimal-compare';
+import { compareDecimals } from '../../domain/decimal-compare';
 import type { SimDeal, SimOco, SimOrder } from './types';
 
 /**

@@ -5,6 +5,8 @@ import { isMarketable } from './matching';
 import type { OrderBook } from './order-book';
 import type { EngineEvent, SimDeal, SimOrder } from './types';
 
+const ZERO = new Decimal(0);
+
 export type CancelReason = 'user' | 'oco' | 'kill_switch';
 
 /**
@@ -46,7 +48,7 @@ export class OrderExecution {
       ledger.spend(order.reserve, amount);
       ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
     }
-    order.left = new Decimal(0);
+    order.left = ZERO;
     order.dealStock = order.dealStock.plus(amount);
     order.dealMoney = order.dealMoney.plus(money);
     order.dealFee = order.dealFee.plus(fee);

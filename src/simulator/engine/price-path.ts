@@ -1,5 +1,6 @@
 import type { Candle } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
+import { compareDecimals } from '../../domain/decimal-compare';
 
 /**
  * The assumed price path inside one candle (see FILL-MODEL.md): from the previous price to the open
@@ -11,12 +12,12 @@ import type { Decimal } from '../../domain/decimal';
  */
 export function candlePath(candle: Pick<Candle, 'open' | 'high' | 'low' | 'close'>, previous: Decimal | undefined): Decimal[] {
   const { open, high, low, close } = candle;
-  const lowFirst = open.minus(low).lessThanOrEqualTo(high.minus(open));
+  const lowFirst = compareDecimals(open.minus(low), high.minus(open)) <= 0;
   const points = [previous ?? open, open, lowFirst ? low : high, lowFirst ? high : low, close];
   const path: Decimal[] = [];
   for (const p of points) {
     const last = path[path.length - 1];
-    if (last === undefined || !last.equals(p)) path.push(p);
+    if (last === undefined || compareDecimals(last, p) !== 0) path.push(p);
   }
   return path;
 }

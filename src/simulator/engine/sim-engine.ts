@@ -31,7 +31,7 @@ import type { MarketInfo, MarketName } from '../../domain/market';
 import { EngineEvents } from './engine-events';
 import { KillSwitchTimers } from './kill-switch-timers';
 import { Ledger } from './ledger';
-import { decimalAtLeast, decimalAtMost } from './decimal-compare';
+import { compareDecimals, decimalAtLeast, decimalAtMost } from '../../domain/decimal-compare';
 import { conditionHolds, isMarketable, nextPathEvent } from './matching';
 import { OrderExecution } from './order-execution';
 import { checkActivationPrice, checkLimitOrder } from './order-checks';
@@ -59,6 +59,8 @@ interface MarketState {
   pathPrice: Decimal | undefined;
 }
 
+const ZERO = new Decimal(0);
+
 export class SimEngine {
   private readonly clock: Clock;
   private readonly marketStates = new Map<MarketName, MarketState>();
@@ -68,6 +70,7 @@ export class SimEngine {
   private readonly events = new EngineEvents();
   private readonly execution: OrderExecution;
   private nextOrderId = 1;
+  private readonly holdFactors = new WeakMap<MarketInfo, Decimal>();
 
   constructor(options: SimEngineOptions) {
     this.clock = options.clock;
@@ -215,11 +218,11 @@ export class SimEngine {
     checkLimitOrder(info, input.amount, input.stopLimitPrice, 'stop_limit_price');
     const last = this.requireLastPrice(lastPrice, input.activationPrice);
     const sell = input.side === 'sell';
-    if (sell ? input.activationPrice.greaterThan(last) : input.activationPrice.lessThan(last)) {
+    if (sell ? compareDecimals(input.activationPrice, last) > 0 : compareDecimals(input.activationPrice, last) < 0) {
       throw ocoRejected(151, 'activation_price', 'Wrong activation price for stop loss.');
     }
     if (isMarketable(input.side, input.price, last)) throw ocoRejected(150, 'price', "Can't place limit order: it would execute at once.");
-    const worstPrice = Decimal.max(input.price, input.stopLimitPrice);
+    const worstPrice = compareDecimals(input.price, input.stopLimitPrice) >= 0 ? input.price : input.stopLimitPrice;
     const reserve = this.reserveFor(apiKey, 'collateral', info, input.side, input.amount, worstPrice);
     const id = this.nextOrderId++;
     const stopLoss = this.newOrder(apiKey, { ...input, price: input.stopLimitPrice }, 'margin stop limit', reserve,
@@ -325,7 +328,7 @@ export class SimEngine {
 
   private requireLastPrice(lastPrice: Decimal | undefined, activationPrice: Decimal): Decimal {
     if (lastPrice === undefined) throw validationError(30, 'lastPrice', 'Empty history');
-    if (activationPrice.equals(lastPrice)) {
+    if (compareDecimals(activationPrice, lastPrice) === 0) {
       throw validationError(30, 'activationPrice', 'Activation price should not be equal to the last price');
     }
     return lastPrice;
@@ -335,8 +338,17 @@ export class SimEngine {
     const ledger = this.requireAccount(apiKey);
     if (side === 'sell') return ledger.freeze(wallet, info.stock, amount);
     // A buy holds its total plus the larger fee, so any fill (maker or taker, at or below the limit) is covered.
-    const fee = Decimal.max(info.makerFee, info.takerFee);
-    return ledger.freeze(wallet, info.money, amount.times(price).times(fee.plus(1)));
+    return ledger.freeze(wallet, info.money, amount.times(price).times(this.buyHoldFactor(info)));
+  }
+
+  /** 1 + max(maker fee, taker fee), per market info object (fees are fixed per market). */
+  private buyHoldFactor(info: MarketInfo): Decimal {
+    let factor = this.holdFactors.get(info);
+    if (factor === undefined) {
+      factor = Decimal.max(info.makerFee, info.takerFee).plus(1);
+      this.holdFactors.set(info, factor);
+    }
+    return factor;
   }
 
   private newOrder(
@@ -345,12 +357,11 @@ export class SimEngine {
   ): SimOrder {
     const info = this.requireMarket(input.market).info;
     const now = this.now();
-    const zero = new Decimal(0);
     const order: SimOrder = {
       id: this.nextOrderId++, apiKey, market: input.market, side: input.side, type, clientOrderId: input.clientOrderId ?? '',
       amount: input.amount, price: input.price, activationPrice, activationCondition,
       activated: activationPrice === undefined, activatedAt: undefined,
-      left: input.amount, dealStock: zero, dealMoney: zero, dealFee: zero, status: 'OPEN',
+      left: input.amount, dealStock: ZERO, dealMoney: ZERO, dealFee: ZERO, status: 'OPEN',
       createdAt: now, updatedAt: now, finishedAt: undefined, makerFee: info.makerFee, takerFee: info.takerFee, reserve, ocoId,
     };
     this.book.add(order);

@@ -1,4 +1,4 @@
-import type { Decimal } from '../../domain/decimal';
+import type { Decimal } from './decimal';
 
 interface DecimalParts {
   readonly d: readonly number[] | null;
@@ -9,7 +9,7 @@ interface DecimalParts {
 /**
  * `a.comparedTo(b)` without its allocations. decimal.js's `cmp` first copies its argument into a
  * new Decimal (digits array included), so every `lessThan` / `greaterThanOrEqualTo` allocates two
- * objects; the engine compares prices on every candle that reaches an order, and that garbage was a
+ * objects; the engine, the executor's checks and the backtest compare prices per order, and that garbage was a
  * large part of a backtest's time. This reads the same internals decimal.js compares (sign `s`,
  * exponent `e`, base-1e7 digit words `d`, normalised: no leading or trailing zero words) and hands
  * anything unusual (zero, infinities, NaN) to decimal.js itself. Exact: same answer as `cmp`.

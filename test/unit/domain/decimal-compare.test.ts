@@ -1,5 +1,5 @@
 import { Decimal } from '../../../src/domain/decimal';
-import { compareDecimals, decimalAtLeast, decimalAtMost } from '../../../src/simulator/engine/decimal-compare';
+import { compareDecimals, decimalAtLeast, decimalAtMost } from '../../../src/domain/decimal-compare';
 
 describe('compareDecimals: the same answer as decimal.js cmp, without allocating', () => {
   const values = [
