@@ -4,7 +4,20 @@ import { ENDPOINTS } from '../exchange/http/endpoints';
 import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
 import { signRequest } from '../exchange/http/sign';
 import { KyTransport, NOT_JSON } from '../exchange/http/transport';
+import { SystemClock } from '../core/clock';
+import { measureClockOffset } from '../exchange/clock-offset';
+import { timeResult } from '../exchange/http/responses';
 import { createNonceSource } from './nonce-source-factory';
+
+const clock = new SystemClock();
+
+async function fetchServerTimeMs(transport: KyTransport, baseUrl: string): Promise<number> {
+  const path = ENDPOINTS.time.path;
+  const res = await transport.send({ endpoint: 'time', method: 'GET', url: baseUrl + path });
+  const parsed = timeResult.safeParse(res.json === NOT_JSON ? undefined : res.json);
+  if (res.status !== 200 || !parsed.success) throw badResponse('time', path, res.status, 'server time unreadable', res.text);
+  return parsed.data;
+}
 
 export const DEFAULT_BASE_URL = 'https://whitebit.com';
 
@@ -77,7 +90,18 @@ export async function runApi(methodArg: string, path: string, opts: ApiOptions, 
     if (!apiKey || !apiSecret) {
       throw new ConfigError('POST needs TRADEBOT_API_KEY and TRADEBOT_API_SECRET in the environment', { path: 'TRADEBOT_API_KEY' });
     }
-    const nonce = await createNonceSource().nextNonce(apiKey);
+    const nonces = await createNonceSource(env);
+    let nonce: number;
+    try {
+      // The nonce window is +-5 s of the server's clock: follow it, as the daemon does.
+      if (opts.nonceWindow) {
+        const offset = await measureClockOffset(() => fetchServerTimeMs(transport, baseUrl), clock, 1);
+        nonces.source.setClockOffsetMs(offset.offsetMs);
+      }
+      nonce = await nonces.source.nextNonce(apiKey);
+    } finally {
+      await nonces.close();
+    }
     const signed = signRequest({ apiKey, apiSecret }, path, nonce, params, opts.nonceWindow);
     headers = { ...signed.headers };
     body = signed.body;

@@ -1,12 +1,25 @@
 import { SystemClock } from '../core/clock';
 import { InMemoryNonceSource } from '../exchange/in-memory-nonce-source';
 import type { NonceSource } from '../exchange/nonce-source';
+import { DEFAULT_KEY_PREFIX } from '../store/keys';
+import { connectRedis, createRedis } from '../store/redis';
+import { RedisNonceSource } from '../store/redis-nonce-source';
+
+export interface CliNonceSource {
+  readonly source: NonceSource;
+  close(): Promise<void>;
+}
 
 /**
- * The nonce source of CLI commands. For now the in-process monotonic one; the Redis allocator (when
- * TRADEBOT_REDIS_URL is set, so the CLI never collides with a running daemon on the same key)
- * replaces the body of this function.
+ * The nonce source of CLI commands. When TRADEBOT_REDIS_URL is set it is the daemon's own Redis
+ * allocator (same key prefix, TRADEBOT_REDIS_PREFIX), so an operator's manual call can never reuse or
+ * undercut a nonce of the running daemon on the same API key; otherwise an in-process one.
  */
-export function createNonceSource(): NonceSource {
-  return new InMemoryNonceSource(new SystemClock());
+export async function createNonceSource(env: NodeJS.ProcessEnv = process.env): Promise<CliNonceSource> {
+  const url = env['TRADEBOT_REDIS_URL'];
+  if (!url) return { source: new InMemoryNonceSource(new SystemClock()), close: async () => undefined };
+  const redis = createRedis(url, { lazyConnect: true, connectionName: 'tradebot-cli' });
+  await connectRedis(redis);
+  const source = new RedisNonceSource({ redis, prefix: env['TRADEBOT_REDIS_PREFIX'] ?? DEFAULT_KEY_PREFIX });
+  return { source, close: async () => void (await redis.quit().catch(() => undefined)) };
 }

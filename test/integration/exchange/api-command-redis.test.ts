@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { SystemClock } from '../../../src/core/clock';
+import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { startServer, type LoopbackServer } from './loopback-server';
+
+// `tradebot api` with TRADEBOT_REDIS_URL draws its nonce from the daemon's Redis allocator, so a
+// manual call can never reuse or undercut a nonce the running daemon has used on the same key.
+const MAIN = join(__dirname, '../../../dist/src/main.js');
+const PREFIX = `tb-api-${process.pid}-${Date.now()}`;
+const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL'] as string;
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let server: LoopbackServer;
+let redis: Redis;
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL);
+  server = await startServer((req) => (req.method === 'GET' ? { body: { time: Math.floor(Date.now() / 1000) } } : { body: {} }));
+});
+afterAll(async () => {
+  server.close();
+  const keys = await redis.keys(`${PREFIX}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+test('the CLI nonce comes after the daemon nonce allocated in Redis for the same key', async () => {
+  // The "daemon" runs 3 s ahead (a measured clock offset): its last nonce is in the future.
+  const daemon = new RedisNonceSource({ redis, prefix: PREFIX, clock: new SystemClock() });
+  daemon.setClockOffsetMs(3000);
+  const daemonNonce = await daemon.nextNonce('shared-key');
+
+  const env = { TRADEBOT_API_KEY: 'shared-key', TRADEBOT_API_SECRET: 'api-redis-test-secret', TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX };
+  const r = await runCli(['api', 'POST', '/api/v4/main-account/balance', '--base-url', server.url], env);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const sent = JSON.parse(server.requests.at(-1)!.body) as { nonce: string };
+  expect(Number(sent.nonce)).toBeGreaterThan(daemonNonce);
+
+  // And the daemon's next nonce comes after the CLI's.
+  expect(await daemon.nextNonce('shared-key')).toBeGreaterThan(Number(sent.nonce));
+});
