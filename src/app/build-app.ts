@@ -5,7 +5,7 @@ import { loadCredentials } from '../config/credentials';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
 import { Decimal } from '../domain/decimal';
-import { ConfigError, NotReadyError } from '../domain/errors';
+import { ConfigError, NotReadyError, TradebotError } from '../domain/errors';
 import type { Balances, MarketName } from '../domain/market';
 import { syncClockOffset } from '../exchange/clock-offset';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -13,7 +13,9 @@ import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
 import { ScaledMarketClock, WallMarketClock, type MarketClock } from '../market-data/market-clock';
 import { createMetrics, recordCandleClose, recordKillSwitchRefresh, setTradingState, type Metrics } from '../metrics/registry';
-import { startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
+import { startMetricsServer, type CheckResult, type MetricsServer, type ReadinessCheck } from '../metrics/server';
+import { LIMIT_IDS } from '../limiter/limits';
+import type { RateLimiter } from '../limiter/rate-limiter';
 import { KillSwitchManager } from '../risk/kill-switch';
 import { RiskEngine } from '../risk/risk-engine';
 import { StoreKeys } from '../store/keys';
@@ -69,6 +71,9 @@ export class TradebotApp {
   private schedulers: JobScheduler[] = [];
   private execution: Execution | undefined;
   private stopping = false;
+  private exchange: ExchangeClient | undefined;
+  private limiter: RateLimiter | undefined;
+  private lastExchangeCheck: { atMs: number; result: CheckResult } | undefined;
 
   constructor(private readonly input: AppInput) {
     this.log = input.logger;
@@ -89,6 +94,7 @@ export class TradebotApp {
     if (c.metrics.enabled) {
       const readiness: ReadinessCheck[] = [
         { name: 'reconciled', check: () => this.execution?.readiness.check() ?? { ok: false, reason: 'starting' } },
+        { name: 'exchange', check: () => this.checkExchange() },
       ];
       if (c.redis.url !== undefined) readiness.push({ name: 'redis', check: async () => (this.redis ? (await checkRedisHealth(this.redis)).ok : false) });
       this.metricsServer = await startMetricsServer({
@@ -122,6 +128,9 @@ export class TradebotApp {
       baseUrl, credentials: credentials!, nonces: state.nonces, limiter: state.limiter, clock: this.wallClock, metrics: m,
       log: componentLogger(log, 'exchange'),
     });
+
+    this.exchange = exchange;
+    this.limiter = state.limiter;
 
     // 4. clock offset (nonces follow the exchange's clock)
     const offset = await syncClockOffset(exchange, this.wallClock, state.nonces);
@@ -316,8 +325,35 @@ export class TradebotApp {
       const redis = this.redis;
       wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { this.setRedisUp((await checkRedisHealth(redis)).ok); } });
     }
+    // Read on a timer, not per request: with the Redis bucket each read is a round trip.
+    const limiter = this.limiter;
+    if (limiter !== undefined) {
+      wall.add({
+        name: 'limiter-tokens', schedule: { kind: 'every', everyMs: 5000 },
+        run: async () => { for (const limit of LIMIT_IDS) m.limiterAvailableTokens.set({ limit }, await limiter.available(limit)); },
+      });
+    }
     market.start();
     wall.start();
+  }
+
+  /**
+   * Readiness: the exchange answers ping. Cached for 5 s so frequent probes do not spend the
+   * exchange's request budget.
+   */
+  private async checkExchange(): Promise<CheckResult> {
+    const exchange = this.exchange;
+    if (exchange === undefined) return { ok: false, reason: 'starting' };
+    const now = this.wallClock.nowMs();
+    if (this.lastExchangeCheck !== undefined && now - this.lastExchangeCheck.atMs < 5000) return this.lastExchangeCheck.result;
+    let result: CheckResult;
+    try {
+      result = (await exchange.ping()) ? { ok: true } : { ok: false, reason: 'ping answered without pong' };
+    } catch (err) {
+      result = { ok: false, reason: err instanceof TradebotError ? err.code : 'unreachable' };
+    }
+    this.lastExchangeCheck = { atMs: now, result };
+    return result;
   }
 
   private killSwitchHealth(exec: Execution): string | undefined {
@@ -365,6 +401,8 @@ export class TradebotApp {
       if (!drained) {
         clean = false;
         this.log.error({ inFlight: this.execution.executor.inFlightCount }, 'in-flight submissions did not finish within the grace delay');
+      } else {
+        this.log.info({}, 'in-flight submissions drained');
       }
       await Promise.race([this.execution.leases.releaseAll(), sleep(left())]).catch(() => undefined);
     }

@@ -26,6 +26,8 @@ export interface RequestEvent {
   readonly durationMs: number;
   readonly attempt: number;
   readonly region: 'global' | 'eu';
+  /** The error this attempt failed with (undefined when ok): tells a refused nonce from a rate limit. */
+  readonly error?: unknown;
 }
 
 export interface RunnerOptions {
@@ -86,7 +88,7 @@ export class RequestRunner {
         this.report(endpoint, 'ok', started, attempt, target.name);
         return result;
       } catch (err) {
-        this.report(endpoint, err instanceof TradebotError ? err.code : 'error', started, attempt, target.name);
+        this.report(endpoint, err instanceof TradebotError ? err.code : 'error', started, attempt, target.name, err);
         if (attempt >= attempts || !isTransient(err)) throw err;
         if (shouldFailOver(err) && this.o.regions.length > 1) {
           region = (region + 1) % this.o.regions.length;
@@ -165,10 +167,11 @@ export class RequestRunner {
     return Math.floor(this.o.random() * cap);
   }
 
-  private report(endpoint: EndpointId, outcome: string, started: number, attempt: number, region: 'global' | 'eu'): void {
+  private report(endpoint: EndpointId, outcome: string, started: number, attempt: number, region: 'global' | 'eu', error?: unknown): void {
     if (this.o.onRequest === undefined) return;
     try {
-      this.o.onRequest({ endpoint, outcome, durationMs: this.o.clock.nowMs() - started, attempt, region });
+      const durationMs = this.o.clock.nowMs() - started;
+      this.o.onRequest({ endpoint, outcome, durationMs, attempt, region, ...(error === undefined ? {} : { error }) });
     } catch {
       // A metrics hook must never break a request.
     }

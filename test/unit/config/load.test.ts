@@ -68,7 +68,7 @@ describe('config loading', () => {
   });
 
   test('live mode without Redis refuses to start', () => {
-    const raw = { ...minimal(), mode: 'live' };
+    const raw: Record<string, unknown> = { ...minimal(), mode: 'live' };
     delete raw['paper'];
     expectConfigError(() => parseConfig(raw, {}), 'redis.url', /live mode needs Redis/);
   });
