@@ -14,6 +14,19 @@
 import { Decimal, defineStrategy, z, type Intent } from '../src/strategy/strategy';
 import { amountForNotional, decimalText, looksFilled, ratio, roundPrice, stockAvailable } from './_sizing';
 
+/** Returned on most candles: one shared empty list instead of a new one per candle. */
+const NONE: readonly Intent[] = Object.freeze([]);
+
+/**
+ * Cancel intents for these orders. A plain function rather than a closure inside onCandle: a closure
+ * over `ctx` would make V8 allocate a context on EVERY call of onCandle, signal or not.
+ */
+function cancelAll(orders: readonly { clientOrderId: string }[], market: string): Intent[] {
+  const out: Intent[] = [];
+  for (const o of orders) out.push({ kind: 'cancel', market, clientOrderId: o.clientOrderId });
+  return out;
+}
+
 export default defineStrategy({
   name: 'sma-cross',
   description: 'SMA crossover: stop-limit entry above the close on a golden cross, stop-limit exit below on a death cross',
@@ -47,7 +60,7 @@ export default defineStrategy({
     const { state: s, candle, marketInfo } = ctx;
     const close = ctx.candles.close(-1);
     const signal = s.cross.next(s.fast.nextValue(close), s.slow.nextValue(close));
-    if (signal === undefined) return [];
+    if (signal === undefined) return NONE;
     const openBuys = ctx.openOrders.filter((o) => o.side === 'buy');
     const openSells = ctx.openOrders.filter((o) => o.side === 'sell');
 
@@ -56,7 +69,7 @@ export default defineStrategy({
       if (openSells.length > 0) {
         // The trend turned up again before the exit triggered: keep the position, drop the exit.
         s.entryAmount = openSells[0]?.amount;
-        return openSells.map((o): Intent => ({ kind: 'cancel', market: ctx.market, clientOrderId: o.clientOrderId }));
+        return cancelAll(openSells, ctx.market);
       }
       const activation = roundPrice(candle.close.times(s.entryRatio), marketInfo);
       const amount = amountForNotional(s.quote, activation, marketInfo);
@@ -69,7 +82,7 @@ export default defineStrategy({
     }
 
     // Death cross: drop an entry that has not triggered, exit a held position.
-    const out: Intent[] = openBuys.map((o) => ({ kind: 'cancel', market: ctx.market, clientOrderId: o.clientOrderId }));
+    const out = cancelAll(openBuys, ctx.market);
     const entered = s.entryAmount;
     s.entryAmount = undefined;
     if (entered === undefined || openBuys.length > 0 || openSells.length > 0 || !looksFilled(ctx, entered)) return out;

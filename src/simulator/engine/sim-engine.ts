@@ -60,6 +60,7 @@ interface MarketState {
 }
 
 const ZERO = new Decimal(0);
+const NO_EVENTS: readonly EngineEvent[] = Object.freeze([]);
 
 export class SimEngine {
   private readonly clock: Clock;
@@ -126,15 +127,19 @@ export class SimEngine {
    * filling resting orders in the order the path reaches them, then sets the last price to the close.
    * Events are stamped with the candle's close time (`candle.time + intervalSeconds`).
    */
-  applyCandle(market: MarketName, candle: Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>, intervalSeconds = 60): EngineEvent[] {
+  applyCandle(market: MarketName, candle: Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>, intervalSeconds = 60): readonly EngineEvent[] {
     const state = this.requireMarket(market);
-    const time = candle.time + intervalSeconds;
-    // Fast exit: no open order, or none whose level this candle's path can reach.
+    // Fast exit, allocating nothing: no open order, or none whose level this candle's path can reach.
     if (!this.book.hasOpenInMarket(market) || !this.pathCanReach(market, candle, state.pathPrice)) {
       state.pathPrice = candle.close;
       state.lastPrice = candle.close;
-      return [];
+      return NO_EVENTS;
     }
+    return this.walkPath(market, state, candle, candle.time + intervalSeconds);
+  }
+
+  /** The slow path of applyCandle, in its own method: its closure context is only allocated here. */
+  private walkPath(market: MarketName, state: MarketState, candle: Pick<Candle, 'open' | 'high' | 'low' | 'close'>, time: number): readonly EngineEvent[] {
     return this.events.collect(() => {
       const path = candlePath(candle, state.pathPrice);
       let current = path[0] ?? candle.open;
