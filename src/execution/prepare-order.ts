@@ -4,7 +4,8 @@ import type { OcoIntent, StopLimitIntent } from '../domain/intent';
 import type { MarketInfo } from '../domain/market';
 import type { NewOrderRecord } from '../store/order-store-port';
 import type { StampedIntent } from '../strategy/intent-validation';
-import { ocoLegIds, stopLimitId } from './oco-ids';
+import { deriveClientOrderId } from '../core/client-order-id';
+import { ocoLegIds } from './oco-ids';
 import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from './rounding';
 
 /** Available balance of a currency in the account the order draws on; undefined = not known (check skipped). */
@@ -49,7 +50,8 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
     if (!size.ok) return size;
     const funds = checkFunds(balances, market, 'trading', side, amount, price);
     if (!funds.ok) return funds;
-    const cid = stopLimitId(ids);
+    // deriveClientOrderId directly (stopLimitId's object spread showed in profiles); the same id.
+    const cid = deriveClientOrderId({ strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag, leg: 'o' });
     return {
       ok: true,
       order: {

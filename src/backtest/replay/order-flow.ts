@@ -141,7 +141,7 @@ export class OrderFlow {
         time: deal.time, market: deal.market, side: deal.side, amount: deal.amount, price: deal.price, fee: deal.fee,
         clientOrderId: deal.clientOrderId, role: deal.role === 1 ? 'maker' : 'taker',
       });
-      const realized = this.d.pnl.onFill(deal.market, deal.side, deal.amount, deal.price, deal.fee);
+      const realized = this.d.pnl.onFill(deal.market, deal.side, deal.amount, deal.price, deal.fee, deal.deal);
       if (!realized.isZero()) this.d.onRealized(realized, deal.time * 1000);
     }
     this.d.journal.refresh(order.clientOrderId);

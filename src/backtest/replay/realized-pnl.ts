@@ -1,4 +1,5 @@
 import { Decimal } from '../../domain/decimal';
+import { compareDecimals } from '../../domain/decimal-compare';
 import type { MarketName } from '../../domain/market';
 import type { OrderSide } from '../../domain/order';
 
@@ -13,23 +14,36 @@ const ZERO = new Decimal(0);
 export class RealizedPnl {
   private readonly positions = new Map<MarketName, { qty: Decimal; cost: Decimal }>();
 
-  /** Returns the PnL this fill realised (zero for a buy). */
-  onFill(market: MarketName, side: OrderSide, amount: Decimal, price: Decimal, fee: Decimal): Decimal {
+  /**
+   * Returns the PnL this fill realised (zero for a buy). `money` is amount x price when the caller
+   * has it (the engine's deal value), saving a multiplication per fill.
+   */
+  onFill(market: MarketName, side: OrderSide, amount: Decimal, price: Decimal, fee: Decimal, money?: Decimal): Decimal {
     let p = this.positions.get(market);
     if (p === undefined) {
       p = { qty: ZERO, cost: ZERO };
       this.positions.set(market, p);
     }
+    const value = money ?? amount.times(price);
     if (side === 'buy') {
-      p.qty = p.qty.plus(amount);
-      p.cost = p.cost.plus(amount.times(price)).plus(fee);
+      p.qty = p.qty.isZero() ? amount : p.qty.plus(amount);
+      p.cost = p.cost.plus(value).plus(fee);
       return ZERO;
     }
-    const covered = Decimal.min(amount, p.qty);
+    const vsHeld = compareDecimals(amount, p.qty);
+    const covered = vsHeld >= 0 ? p.qty : amount;
     if (covered.isZero()) return fee.negated();
+    if (vsHeld >= 0) {
+      // The whole position is sold (the common exit): its basis is the whole cost, no division.
+      const basis = p.cost;
+      const realized = (vsHeld === 0 ? value : covered.times(price)).minus(basis).minus(fee);
+      p.cost = ZERO;
+      p.qty = ZERO;
+      return realized;
+    }
     const basis = p.cost.times(covered).dividedBy(p.qty);
     p.cost = p.cost.minus(basis);
     p.qty = p.qty.minus(covered);
-    return covered.times(price).minus(basis).minus(fee);
+    return value.minus(basis).minus(fee);
   }
 }

@@ -49,9 +49,10 @@ export class OrderExecution {
       ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
     }
     order.left = ZERO;
-    order.dealStock = order.dealStock.plus(amount);
-    order.dealMoney = order.dealMoney.plus(money);
-    order.dealFee = order.dealFee.plus(fee);
+    // Fills are complete, so the deal totals are usually still zero: no addition needed.
+    order.dealStock = addTo(order.dealStock, amount);
+    order.dealMoney = addTo(order.dealMoney, money);
+    order.dealFee = addTo(order.dealFee, fee);
     order.status = 'FILLED';
     order.updatedAt = time;
     order.finishedAt = time;
@@ -90,4 +91,8 @@ export class OrderExecution {
     if (oco === undefined) return undefined;
     return oco.stopLoss === order ? oco.takeProfit : oco.stopLoss;
   }
+}
+
+function addTo(total: Decimal, amount: Decimal): Decimal {
+  return total.isZero() ? amount : total.plus(amount);
 }
