@@ -7,6 +7,7 @@ import { simMarketInfo } from '../simulator/sim-markets';
 import { prepareStrategy, type LoadedStrategy } from '../strategy/prepare-strategy';
 import { loadStrategies } from '../strategy/strategy-loader';
 import { inferInterval, loadMarketData, type DataSpec, type MarketCandles } from './data/market-data';
+import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
 import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket } from './report';
 
@@ -21,6 +22,8 @@ export interface BacktestSpec {
   readonly interval?: Interval | undefined;
   readonly balances: Readonly<Record<string, Decimal>>;
   readonly risk?: RiskLimits | undefined;
+  /** Which balance OCOs use (SimEngineOptions.collateral); default 'separate', as the live exchange. */
+  readonly collateral?: CollateralMode | undefined;
 }
 
 /** Candles loaded once (a sweep reuses them for every run). */
@@ -86,6 +89,7 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
     dataInterval: data.dataInterval,
     balances: spec.balances,
     risk: spec.risk,
+    collateral: spec.collateral,
   }).run();
   const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, m.candles]));
   const quoteCurrency = quotes[0] as string;

@@ -93,12 +93,14 @@ function checkFunds(
   balances: BalanceView | undefined, market: MarketInfo, wallet: 'trading' | 'collateral', side: 'buy' | 'sell', amount: Decimal, price: Decimal,
 ): { ok: true } | { ok: false; rule: string; reason: string } {
   if (balances === undefined) return { ok: true };
-  const currency = side === 'buy' ? market.money : market.stock;
+  // The collateral (margin) account holds money for an OCO of either side; spot sells hold the stock.
+  const inMoney = side === 'buy' || wallet === 'collateral';
+  const currency = inMoney ? market.money : market.stock;
   const available = balances.available(currency, wallet);
   if (available === undefined) return { ok: true }; // unknown: the exchange checks it anyway
-  // A buy may pay the larger fee on top of the total (the venue holds it the same way).
+  // Money held includes the larger fee on top of the total (the venue holds it the same way).
   const fee = compareDecimals(market.takerFee, market.makerFee) > 0 ? market.takerFee : market.makerFee;
-  const needed = side === 'buy' ? amount.times(price).times(fee.plus(1)) : amount;
+  const needed = inMoney ? amount.times(price).times(fee.plus(1)) : amount;
   if (compareDecimals(available, needed) < 0) {
     return { ok: false, rule: 'balance', reason: `needs ${needed.toString()} ${currency} (${wallet}), ${available.toString()} available` };
   }

@@ -5,7 +5,7 @@ import { BacktestInputError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import { RiskEngine } from '../../risk/risk-engine';
 import type { RiskLimits } from '../../risk/risk-limits';
-import { SimEngine } from '../../simulator/engine/sim-engine';
+import { SimEngine, type CollateralMode } from '../../simulator/engine/sim-engine';
 import type { StampedIntent } from '../../strategy/intent-validation';
 import type { LoadedStrategy } from '../../strategy/prepare-strategy';
 import { StrategyHost, type StrategyStats } from '../../strategy/strategy-host';
@@ -30,6 +30,12 @@ export interface ReplayInput {
   /** Starting trading balances (the collateral balance of OCOs gets a copy, as in the simulator). */
   readonly balances: Readonly<Record<string, Decimal>>;
   readonly risk?: RiskLimits | undefined;
+  /**
+   * Which balance OCOs use, as in the simulator (FILL-MODEL.md "Collateral"): 'separate' (default,
+   * as live: margin in the money currency on the collateral copy; a sell exit becomes a short there
+   * and the spot stock stays) or 'unified' (OCO legs trade the trading balance like spot orders).
+   */
+  readonly collateral?: CollateralMode | undefined;
 }
 
 export interface ReplayResult {
@@ -85,7 +91,7 @@ export class BacktestReplay {
         if (!infos.has(m)) throw new BacktestInputError(`strategy ${s.name} trades ${m} but no --data was given for it`, { field: 'data', market: m });
       }
     }
-    this.engine = new SimEngine({ clock: this.clock, markets: [...infos.values()], historyLimit: 1 });
+    this.engine = new SimEngine({ clock: this.clock, markets: [...infos.values()], historyLimit: 1, collateral: input.collateral ?? 'separate' });
     const trading: Record<string, Decimal> = { ...input.balances };
     this.engine.openAccount(API_KEY, { trading });
     const journal = new OrderJournal();

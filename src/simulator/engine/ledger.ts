@@ -69,6 +69,16 @@ export class Ledger {
     reserve.remaining = ZERO;
   }
 
+  /**
+   * Takes `amount` out of available without a reserve: only for a margin sell on the collateral
+   * balance, where available may go below zero (a short position; `available + freeze` is still
+   * what the account owns).
+   */
+  debit(wallet: Wallet, currency: string, amount: Decimal): void {
+    const entry = this.entry(wallet, currency);
+    entry.available = entry.available.minus(amount);
+  }
+
   credit(wallet: Wallet, currency: string, amount: Decimal): void {
     const entry = this.entry(wallet, currency);
     entry.available = entry.available.plus(amount);

@@ -44,8 +44,13 @@ export class OrderExecution {
     if (order.side === 'buy') {
       ledger.spend(order.reserve, money.plus(fee));
       ledger.credit(order.reserve.wallet, info.stock, amount);
-    } else {
+    } else if (order.reserve.currency === info.stock) {
       ledger.spend(order.reserve, amount);
+      ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
+    } else {
+      // A sell held as margin in money (collateral OCO, 'separate' mode): the stock leaves the
+      // collateral account, below zero when it holds none (a short), and the proceeds come in.
+      ledger.debit(order.reserve.wallet, info.stock, amount);
       ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
     }
     order.left = ZERO;

@@ -49,7 +49,19 @@ export interface SimEngineOptions {
   readonly markets: readonly MarketInfo[];
   /** Finished orders and deals kept per account (oldest dropped first). Default 10 000. */
   readonly historyLimit?: number;
+  /**
+   * Which balance the collateral OCO uses (FILL-MODEL.md, "Collateral"):
+   * - 'separate' (default, as the live exchange): the collateral account, margin in the MONEY
+   *   currency. Any OCO holds amount x worst price (+ fee) of money; a sell fill takes the stock out
+   *   of the collateral account (a short when it holds none) and pays the money in. Stock held in the
+   *   trading balance is not touched, exactly as live, where OCO exists only on margin markets.
+   * - 'unified': OCO legs use the TRADING balance like spot orders (a sell holds and sells the stock
+   *   bought with spot orders). No such order exists on the live exchange: a modelling convenience.
+   */
+  readonly collateral?: CollateralMode;
 }
+
+export type CollateralMode = 'separate' | 'unified';
 
 interface MarketState {
   readonly info: MarketInfo;
@@ -72,9 +84,11 @@ export class SimEngine {
   private readonly execution: OrderExecution;
   private nextOrderId = 1;
   private readonly holdFactors = new WeakMap<MarketInfo, Decimal>();
+  private readonly collateralMode: CollateralMode;
 
   constructor(options: SimEngineOptions) {
     this.clock = options.clock;
+    this.collateralMode = options.collateral ?? 'separate';
     this.book = new OrderBook(options.historyLimit ?? 10_000);
     this.execution = new OrderExecution(this.book, (k) => this.requireAccount(k), (m) => this.requireMarket(m).info, (e) => this.events.emit(e));
     for (const market of options.markets) this.addMarket(market);
@@ -228,7 +242,9 @@ export class SimEngine {
     }
     if (isMarketable(input.side, input.price, last)) throw ocoRejected(150, 'price', "Can't place limit order: it would execute at once.");
     const worstPrice = compareDecimals(input.price, input.stopLimitPrice) >= 0 ? input.price : input.stopLimitPrice;
-    const reserve = this.reserveFor(apiKey, 'collateral', info, input.side, input.amount, worstPrice);
+    const reserve = this.collateralMode === 'unified'
+      ? this.reserveFor(apiKey, 'trading', info, input.side, input.amount, worstPrice)
+      : this.marginFor(apiKey, info, input.amount, worstPrice);
     const id = this.nextOrderId++;
     const stopLoss = this.newOrder(apiKey, { ...input, price: input.stopLimitPrice }, 'margin stop limit', reserve,
       input.activationPrice, sell ? 'lte' : 'gte', id);
@@ -344,6 +360,14 @@ export class SimEngine {
     if (side === 'sell') return ledger.freeze(wallet, info.stock, amount);
     // A buy holds its total plus the larger fee, so any fill (maker or taker, at or below the limit) is covered.
     return ledger.freeze(wallet, info.money, amount.times(price).times(this.buyHoldFactor(info)));
+  }
+
+  /**
+   * Margin of a collateral OCO in 'separate' mode: amount x price x (1 + larger fee) of the MONEY
+   * currency from the collateral balance, for a sell as for a buy (1x: no leverage is modelled).
+   */
+  private marginFor(apiKey: string, info: MarketInfo, amount: Decimal, price: Decimal): Reserve {
+    return this.requireAccount(apiKey).freeze('collateral', info.money, amount.times(price).times(this.buyHoldFactor(info)));
   }
 
   /** 1 + max(maker fee, taker fee), per market info object (fees are fixed per market). */

@@ -85,7 +85,9 @@ describe('OCO', () => {
   test('take-profit fills first when the high is nearer the open: stop-loss leg cancelled', () => {
     const { engine } = setup();
     const group = oco(engine);
-    expect(engine.collateralBalances(KEY).get('BTC')!.freeze.toString()).toBe('0.5');
+    // Margin in money on the collateral balance: 0.5 x max(110, 94) x 1.001
+    expect(engine.collateralBalances(KEY).get('USDT')!.freeze.toString()).toBe('55.055');
+    expect(engine.collateralBalances(KEY).get('BTC')!.freeze.toString()).toBe('0');
     engine.applyCandle('BTC_USDT', candle(T0, '100', '111', '88', '95'));
     expect(group.takeProfit.status).toBe('FILLED');
     expect(group.stopLoss.status).toBe('CANCELED');
@@ -259,5 +261,67 @@ describe('more transitions', () => {
     }
     expect(engine.orderHistory(KEY).length).toBeLessThanOrEqual(10 + 16);
     expect(engine.orderHistory(KEY)[0]!.id).toBe(60);
+  });
+});
+
+describe('collateral modes: OCO exits of a spot position', () => {
+  const T = T0;
+  function spotLong(collateral?: 'separate' | 'unified') {
+    const clock = new ManualClock(T * 1000);
+    const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')], ...(collateral === undefined ? {} : { collateral }) });
+    engine.openAccount(KEY, { trading: { USDT: '1000' } });
+    engine.setLastPrice('BTC_USDT', D('100'));
+    // Buy 1 BTC on spot with a stop-limit that triggers on arrival (last 100 >= 99): taker at 100.
+    engine.placeStopLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: D('1'), price: D('101'), activationPrice: D('99') });
+    expect(engine.tradingBalances(KEY).get('BTC')!.available.toString()).toBe('1');
+    const exit = () => engine.placeOco(KEY, {
+      market: 'BTC_USDT', side: 'sell', amount: D('1'), price: D('110'), activationPrice: D('95'), stopLimitPrice: D('94'), clientOrderId: 'exit',
+    });
+    return { engine, exit };
+  }
+  const wallet = (engine: SimEngine, kind: 'trading' | 'collateral', currency: string) => {
+    const e = (kind === 'trading' ? engine.tradingBalances(KEY) : engine.collateralBalances(KEY)).get(currency);
+    return e === undefined ? ['0', '0'] : [e.available.toString(), e.freeze.toString()];
+  };
+
+  test("separate (default, as live): the sell OCO is margined in USDT, fills as a short on the collateral account; spot BTC stays", () => {
+    const { engine, exit } = spotLong();
+    const group = exit();
+    expect(wallet(engine, 'collateral', 'USDT')).toEqual(['889.89', '110.11']); // 1 x 110 x 1.001 held
+    engine.applyCandle('BTC_USDT', candle(T, '100', '111', '99', '110'));
+    expect([group.takeProfit.status, group.stopLoss.status]).toEqual(['FILLED', 'CANCELED']);
+    expect(wallet(engine, 'collateral', 'BTC')).toEqual(['-1', '0']); // a short of 1 BTC
+    expect(wallet(engine, 'collateral', 'USDT')).toEqual(['1109.89', '0']); // + 110 - maker fee 0.11
+    expect(wallet(engine, 'trading', 'BTC')).toEqual(['1', '0']); // the spot long is untouched
+  });
+
+  test('separate: without enough USDT on the collateral balance the OCO is rejected for funds', () => {
+    const clock = new ManualClock(T * 1000);
+    const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')] });
+    engine.openAccount(KEY, { trading: { USDT: '1000', BTC: '1' }, collateral: { USDT: '100' } });
+    engine.setLastPrice('BTC_USDT', D('100'));
+    expect(rejection(() => engine.placeOco(KEY, {
+      market: 'BTC_USDT', side: 'sell', amount: D('1'), price: D('110'), activationPrice: D('95'), stopLimitPrice: D('94'),
+    })).venueCode).toBe(10);
+  });
+
+  test('unified: the sell OCO holds and sells the BTC bought on spot; collateral untouched', () => {
+    const { engine, exit } = spotLong('unified');
+    const group = exit();
+    expect(wallet(engine, 'trading', 'BTC')).toEqual(['0', '1']);
+    engine.applyCandle('BTC_USDT', candle(T, '100', '101', '94', '95')); // low nearer: the stop triggers at 95, fills as taker
+    expect([group.stopLoss.status, group.takeProfit.status]).toEqual(['FILLED', 'CANCELED']);
+    expect(wallet(engine, 'trading', 'BTC')).toEqual(['0', '0']);
+    // 1000 - 100 - 0.1 (buy, taker) + 95 - 0.095 (sell, taker)
+    expect(wallet(engine, 'trading', 'USDT')).toEqual(['994.805', '0']);
+    expect(wallet(engine, 'collateral', 'USDT')).toEqual(['1000', '0']);
+    expect(wallet(engine, 'collateral', 'BTC')).toEqual(['0', '0']);
+  });
+
+  test('unified: cancelling the OCO gives the BTC back to the trading balance', () => {
+    const { engine, exit } = spotLong('unified');
+    const group = exit();
+    engine.cancelOco(KEY, 'BTC_USDT', { orderId: group.id });
+    expect(wallet(engine, 'trading', 'BTC')).toEqual(['1', '0']);
   });
 });
