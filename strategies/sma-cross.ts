@@ -12,7 +12,9 @@
  * second entry while one is open or held. Deterministic: the same candles give the same intents.
  */
 import { Decimal, defineStrategy, z, type Intent } from '../src/strategy/strategy';
-import { amountForNotional, decimalText, looksFilled, ratio, roundPrice, stockAvailable } from './_sizing';
+import { amountForNotional, decimalText, ratio, roundPrice, stockAvailable } from './_sizing';
+
+const FILLED_SHARE = new Decimal('0.99');
 
 /** Returned on most candles: one shared empty list instead of a new one per candle. */
 const NONE: readonly Intent[] = Object.freeze([]);
@@ -85,8 +87,10 @@ export default defineStrategy({
     const out = cancelAll(openBuys, ctx.market);
     const entered = s.entryAmount;
     s.entryAmount = undefined;
-    if (entered === undefined || openBuys.length > 0 || openSells.length > 0 || !looksFilled(ctx, entered)) return out;
+    if (entered === undefined || openBuys.length > 0 || openSells.length > 0) return out;
+    // As _sizing's looksFilled (holding >= 99 % of the entry, or balances unknown), with the share built once.
     const held = stockAvailable(ctx);
+    if (held !== undefined && held.lessThan(entered.times(FILLED_SHARE))) return out;
     const amount = held === undefined || held.greaterThan(entered) ? entered : held;
     const activation = roundPrice(candle.close.times(s.exitRatio), marketInfo);
     out.push({

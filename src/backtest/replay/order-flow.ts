@@ -148,24 +148,28 @@ export class OrderFlow {
   }
 
   private cancel(stamped: StampedIntent, intent: CancelIntent): void {
-    const base = { time: this.now(), candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
+    const time = this.now();
+    const entry = (outcome: OrderLogEntry['outcome'], rule?: string, reason?: string): OrderLogEntry => ({
+      time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: 'cancel',
+      clientOrderId: intent.clientOrderId, outcome, rule, reason,
+    });
     const status = this.d.journal.status(intent.clientOrderId, stamped.strategy, intent.market);
     if (status === 'unknown') {
-      this.log.push({ ...base, outcome: 'denied', rule: 'cancel_unknown', reason: `no order ${intent.clientOrderId} of ${stamped.strategy} on ${intent.market}` });
+      this.log.push(entry('denied', 'cancel_unknown', `no order ${intent.clientOrderId} of ${stamped.strategy} on ${intent.market}`));
       return;
     }
     if (status === 'final') {
-      this.log.push({ ...base, outcome: 'existing' });
+      this.log.push(entry('existing'));
       return;
     }
-    this.log.push({ ...base, outcome: 'canceled' });
+    this.log.push(entry('canceled'));
     try {
       const ref = { clientOrderId: intent.clientOrderId };
       if (this.d.journal.kind(intent.clientOrderId) === 'oco') this.d.engine.cancelOco(this.d.apiKey, intent.market, ref);
       else this.d.engine.cancelOrder(this.d.apiKey, intent.market, ref);
     } catch (err) {
       if (!(err instanceof ExchangeRejectedError)) throw err;
-      this.log[this.log.length - 1] = { ...base, outcome: 'rejected', rule: err.code, reason: err.message };
+      this.log[this.log.length - 1] = entry('rejected', err.code, err.message);
     }
   }
 
