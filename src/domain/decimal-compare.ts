@@ -42,3 +42,21 @@ export function decimalAtMost(a: Decimal, b: Decimal): boolean {
 export function decimalAtLeast(a: Decimal, b: Decimal): boolean {
   return compareDecimals(a, b) >= 0;
 }
+
+let lastA: Decimal | undefined;
+let lastB: Decimal | undefined;
+let lastProduct: Decimal | undefined;
+
+/**
+ * `a.times(b)`, remembering the last product by operand identity. One order's `amount x price` is
+ * needed by the executor's size and funds checks and again by the simulator's total check and
+ * freeze; Decimals are immutable, so the same two instances always give the same product.
+ */
+export function productOf(a: Decimal, b: Decimal): Decimal {
+  if (a === lastA && b === lastB && lastProduct !== undefined) return lastProduct;
+  const product = a.times(b);
+  lastA = a;
+  lastB = b;
+  lastProduct = product;
+  return product;
+}

@@ -1,5 +1,5 @@
 import type { Decimal } from '../domain/decimal';
-import { compareDecimals } from '../domain/decimal-compare';
+import { compareDecimals, productOf } from '../domain/decimal-compare';
 import type { OcoIntent, StopLimitIntent } from '../domain/intent';
 import type { MarketInfo } from '../domain/market';
 import type { NewOrderRecord } from '../store/order-store-port';
@@ -41,7 +41,6 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const amount = roundAmount(intent.amount, market);
   const price = roundLimitPrice(intent.price, side, market);
   const activationPrice = roundActivationPrice(intent.activationPrice, side, market);
-  const ids = { strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag };
   // Object literals, not spreads: this runs for every order of a backtest.
   const unchanged = amount === intent.amount && price === intent.price && activationPrice === intent.activationPrice;
 
@@ -73,7 +72,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const worst = compareDecimals(price, stopLimitPrice) > 0 ? price : stopLimitPrice;
   const funds = checkFunds(balances, market, 'collateral', side, amount, worst);
   if (!funds.ok) return funds;
-  const legs = ocoLegIds(ids);
+  const legs = ocoLegIds({ strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag });
   const record = (clientOrderId: string, kind: 'oco_sl' | 'oco_tp'): NewOrderRecord => ({
     strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
     clientOrderId, kind, price, stopLimitPrice,
@@ -98,11 +97,22 @@ function checkFunds(
   const currency = inMoney ? market.money : market.stock;
   const available = balances.available(currency, wallet);
   if (available === undefined) return { ok: true }; // unknown: the exchange checks it anyway
-  // Money held includes the larger fee on top of the total (the venue holds it the same way).
-  const fee = compareDecimals(market.takerFee, market.makerFee) > 0 ? market.takerFee : market.makerFee;
-  const needed = inMoney ? amount.times(price).times(fee.plus(1)) : amount;
+  const needed = inMoney ? productOf(amount, price).times(holdFactor(market)) : amount;
   if (compareDecimals(available, needed) < 0) {
     return { ok: false, rule: 'balance', reason: `needs ${needed.toString()} ${currency} (${wallet}), ${available.toString()} available` };
   }
   return { ok: true };
+}
+
+const holdFactors = new WeakMap<MarketInfo, Decimal>();
+
+/** 1 + the larger fee: money held includes it on top of the total (the venue holds it the same way). */
+function holdFactor(market: MarketInfo): Decimal {
+  let factor = holdFactors.get(market);
+  if (factor === undefined) {
+    const fee = compareDecimals(market.takerFee, market.makerFee) > 0 ? market.takerFee : market.makerFee;
+    factor = fee.plus(1);
+    holdFactors.set(market, factor);
+  }
+  return factor;
 }

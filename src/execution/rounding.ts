@@ -1,5 +1,5 @@
 import { Decimal } from '../domain/decimal';
-import { compareDecimals } from '../domain/decimal-compare';
+import { compareDecimals, productOf } from '../domain/decimal-compare';
 import type { MarketInfo } from '../domain/market';
 import type { OrderSide } from '../domain/order';
 
@@ -48,7 +48,7 @@ export function checkSize(amount: Decimal, prices: readonly Decimal[], market: M
     return { ok: false, rule: 'min_amount', reason: `amount ${amount.toString()} is below the minimum ${market.minAmount.toString()} of ${market.name}` };
   }
   for (const price of prices) {
-    const total = amount.times(price);
+    const total = productOf(amount, price);
     if (compareDecimals(total, market.minTotal) < 0) {
       return { ok: false, rule: 'min_total', reason: `total ${total.toString()} is below the minimum ${market.minTotal.toString()} of ${market.name}` };
     }

@@ -1,5 +1,5 @@
 import { Decimal, stepForPrecision } from '../../domain/decimal';
-import { compareDecimals } from '../../domain/decimal-compare';
+import { compareDecimals, productOf } from '../../domain/decimal-compare';
 import type { MarketInfo } from '../../domain/market';
 import { validationError } from './rejections';
 
@@ -35,7 +35,7 @@ export function checkActivationPrice(market: MarketInfo, price: Decimal, field =
 }
 
 export function checkTotal(market: MarketInfo, amount: Decimal, price: Decimal): void {
-  const total = amount.times(price);
+  const total = productOf(amount, price);
   if (compareDecimals(total, market.minTotal) < 0) {
     throw validationError(30, 'total', `Total(amount * price) is less than ${market.minTotal.toString()}`);
   }

@@ -31,7 +31,7 @@ import type { MarketInfo, MarketName } from '../../domain/market';
 import { EngineEvents } from './engine-events';
 import { KillSwitchTimers } from './kill-switch-timers';
 import { Ledger } from './ledger';
-import { compareDecimals, decimalAtLeast, decimalAtMost } from '../../domain/decimal-compare';
+import { compareDecimals, decimalAtLeast, decimalAtMost, productOf } from '../../domain/decimal-compare';
 import { conditionHolds, isMarketable, nextPathEvent } from './matching';
 import { OrderExecution } from './order-execution';
 import { checkActivationPrice, checkLimitOrder } from './order-checks';
@@ -336,7 +336,8 @@ export class SimEngine {
 
   // ---- internals ----------------------------------------------------------------------------------
 
-  private prepare(apiKey: string, input: PlaceLimitInput): { info: MarketInfo; lastPrice: Decimal | undefined } {
+  /** Account and market checks of a new order; returns the market's state (info, last price). */
+  private prepare(apiKey: string, input: PlaceLimitInput): MarketState {
     this.requireAccount(apiKey);
     const state = this.requireMarket(input.market);
     if (input.clientOrderId !== undefined && input.clientOrderId !== ''
@@ -344,7 +345,7 @@ export class SimEngine {
         || this.book.findOcoByClientId(apiKey, input.market, input.clientOrderId) !== undefined)) {
       throw duplicateClientOrderId();
     }
-    return { info: state.info, lastPrice: state.lastPrice };
+    return state;
   }
 
   private requireLastPrice(lastPrice: Decimal | undefined, activationPrice: Decimal): Decimal {
@@ -359,7 +360,7 @@ export class SimEngine {
     const ledger = this.requireAccount(apiKey);
     if (side === 'sell') return ledger.freeze(wallet, info.stock, amount);
     // A buy holds its total plus the larger fee, so any fill (maker or taker, at or below the limit) is covered.
-    return ledger.freeze(wallet, info.money, amount.times(price).times(this.buyHoldFactor(info)));
+    return ledger.freeze(wallet, info.money, productOf(amount, price).times(this.buyHoldFactor(info)));
   }
 
   /**
@@ -367,7 +368,7 @@ export class SimEngine {
    * currency from the collateral balance, for a sell as for a buy (1x: no leverage is modelled).
    */
   private marginFor(apiKey: string, info: MarketInfo, amount: Decimal, price: Decimal): Reserve {
-    return this.requireAccount(apiKey).freeze('collateral', info.money, amount.times(price).times(this.buyHoldFactor(info)));
+    return this.requireAccount(apiKey).freeze('collateral', info.money, productOf(amount, price).times(this.buyHoldFactor(info)));
   }
 
   /** 1 + max(maker fee, taker fee), per market info object (fees are fixed per market). */
