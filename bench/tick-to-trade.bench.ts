@@ -2,7 +2,7 @@ import { performance, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { CandleFlow } from '../src/app/candle-flow';
 import { OpenOrderBook } from '../src/app/open-order-book';
-import { RiskGate } from '../src/app/risk-gate';
+import { RiskGate } from '../src/execution/risk-gate';
 import { riskLimitsFromConfig } from '../src/app/risk-wiring';
 import { SystemClock } from '../src/core/clock';
 import type { Candle } from '../src/domain/candle';
@@ -142,7 +142,7 @@ async function measure(fullRefresh: boolean): Promise<{ lat: number[]; elapsed: 
   let lastRefresh = 0;
   const big = { USDT: { available: new Decimal('1e12'), freeze: zero } };
   const exec = buildExecution({
-    exchange, store, leases, risk: new RiskGate(engine, book, { lastPrice: (m) => flow?.lastPrice(m), balances: () => big }),
+    exchange, store, leases, risk: new RiskGate(engine, { lastPrice: (m) => flow?.lastPrice(m), balances: () => big, openOnMarket: (m) => book.onMarket(m) }),
     clock: wall, markets: MARKETS, requestTimeoutMs: 1000,
   });
   await exec.reconciler.runOnce();

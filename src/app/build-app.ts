@@ -28,7 +28,7 @@ import { MeteredOrderStore } from './metered-order-store';
 import { OpenOrderBook } from './open-order-book';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import { PnlTracker } from './pnl-tracker';
-import { RiskGate } from './risk-gate';
+import { RiskGate } from '../execution/risk-gate';
 import { riskLimitsFromConfig } from './risk-wiring';
 import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from './scheduler';
 import { memoryAdapters, redisAdapters, type StateAdapters } from './stores';
@@ -174,7 +174,9 @@ export class TradebotApp {
     });
     const exec = buildExecution({
       config: c, exchange, store, leaseStore: state.leases, events, clock: this.wallClock, markets, metrics: m,
-      risk: new RiskGate(riskEngine, book, { lastPrice: (mk) => flow?.lastPrice(mk), balances: () => balances.latest()?.balances ?? {} }),
+      risk: new RiskGate(riskEngine, {
+        lastPrice: (mk) => flow?.lastPrice(mk), balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
+      }),
       balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : undefined) },
     });
     this.execution = exec;

@@ -15,7 +15,7 @@ import { CandleAggregator } from './candle-aggregator';
 import { OrderFlow, type OrderLogEntry } from './order-flow';
 import { OrderJournal } from './order-journal';
 import { RealizedPnl } from './realized-pnl';
-import { RiskGate } from './risk-gate';
+import { RiskGate } from '../../execution/risk-gate';
 
 export interface ReplayMarket {
   readonly info: MarketInfo;

@@ -12,7 +12,7 @@ import type { BacktestFill } from '../report';
 import type { AccountView } from './account-view';
 import type { OrderJournal } from './order-journal';
 import type { RealizedPnl } from './realized-pnl';
-import type { RiskGate } from './risk-gate';
+import type { RiskGate } from '../../execution/risk-gate';
 
 /** What happened to one intent (the order log of the run; the parity test compares it with paper mode). */
 export interface OrderLogEntry {

@@ -11,7 +11,7 @@ import type { StampedIntent } from '../../../src/strategy/intent-validation';
 import type { OpenOrderView } from '../../../src/strategy/open-order';
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
-import { RiskGate } from '../../../src/backtest/replay/risk-gate';
+import { RiskGate } from '../../../src/execution/risk-gate';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
 
 /**
