@@ -1,4 +1,5 @@
 import { Decimal } from '../domain/decimal';
+import { compareDecimals, productOf } from '../domain/decimal-compare';
 import type { OcoIntent, StopLimitIntent } from '../domain/intent';
 import type { Balances, MarketInfo } from '../domain/market';
 import type { OpenOrderView } from '../strategy/open-order';
@@ -36,10 +37,17 @@ export function deny(rule: RiskRule, message: string): RiskDenial {
   return { allowed: false, rule, message };
 }
 
+// The checks run for every order of a backtest: comparisons go through compareDecimals (decimal.js's
+// own lessThan / greaterThan copy their argument), `amount x price` through productOf (the executor
+// and the engine need the same product of the same instances), and constants are built once.
+const ZERO = new Decimal(0);
+const ONE = new Decimal(1);
+
 /** Worst-case money value of an order: amount x the highest price it may execute at. */
 export function intentNotional(intent: OrderIntent): Decimal {
-  const price = intent.kind === 'oco' ? Decimal.max(intent.price, intent.stopLimitPrice) : intent.price;
-  return intent.amount.times(price);
+  if (intent.kind !== 'oco') return productOf(intent.amount, intent.price);
+  const price = compareDecimals(intent.stopLimitPrice, intent.price) > 0 ? intent.stopLimitPrice : intent.price;
+  return productOf(intent.amount, price);
 }
 
 function viewNotional(view: OpenOrderView): Decimal {
@@ -50,7 +58,7 @@ export const checkOrderNotional: RiskCheck = (intent, _ctx, limits) => {
   const max = limits.maxOrderNotional;
   if (max === undefined) return undefined;
   const notional = intentNotional(intent);
-  return notional.greaterThan(max) ? deny('max_order_notional', `order notional ${notional} exceeds ${max} on ${intent.market}`) : undefined;
+  return compareDecimals(notional, max) > 0 ? deny('max_order_notional', `order notional ${notional} exceeds ${max} on ${intent.market}`) : undefined;
 };
 
 export const checkMarketNotional: RiskCheck = (intent, ctx, limits) => {
@@ -58,7 +66,7 @@ export const checkMarketNotional: RiskCheck = (intent, ctx, limits) => {
   if (max === undefined) return undefined;
   let total = intentNotional(intent);
   for (const o of ctx.openOrders) if (o.market === intent.market) total = total.plus(viewNotional(o));
-  return total.greaterThan(max) ? deny('max_market_notional', `open notional on ${intent.market} would be ${total}, limit ${max}`) : undefined;
+  return compareDecimals(total, max) > 0 ? deny('max_market_notional', `open notional on ${intent.market} would be ${total}, limit ${max}`) : undefined;
 };
 
 export const checkOpenOrders: RiskCheck = (intent, ctx, limits) => {
@@ -74,17 +82,44 @@ export const checkPriceBand: RiskCheck = (intent, ctx, limits) => {
   const band = limits.priceBand;
   if (band === undefined) return undefined;
   const last = ctx.lastPrice;
-  if (last === undefined || !last.greaterThan(0)) return deny('price_band', `no last price known for ${intent.market}: cannot check the price band`);
-  const prices: [string, Decimal][] = [['price', intent.price], ['activationPrice', intent.activationPrice]];
-  if (intent.kind === 'oco') prices.push(['stopLimitPrice', intent.stopLimitPrice]);
-  for (const [field, price] of prices) {
-    const off = price.dividedBy(last).minus(1).abs();
-    if (off.greaterThan(band)) {
-      return deny('price_band', `${field} ${price} is ${off.times(100).toDecimalPlaces(2)} % from the last price ${last} (band ${band.times(100)} %)`);
-    }
-  }
-  return undefined;
+  if (last === undefined || !(compareDecimals(last, ZERO) > 0)) return deny('price_band', `no last price known for ${intent.market}: cannot check the price band`);
+  const bounds = bandBounds(last, band);
+  return outsideBand(intent.price, 'price', last, band, bounds)
+    ?? outsideBand(intent.activationPrice, 'activationPrice', last, band, bounds)
+    ?? (intent.kind === 'oco' ? outsideBand(intent.stopLimitPrice, 'stopLimitPrice', last, band, bounds) : undefined);
 };
+
+interface BandBounds {
+  readonly last: Decimal;
+  readonly band: Decimal;
+  /** Prices p with low <= p <= high pass: exactly |p / last - 1| <= band, for last > 0. */
+  readonly low: Decimal;
+  readonly high: Decimal;
+}
+let lastBounds: BandBounds | undefined;
+
+/**
+ * last x (1 - band) and last x (1 + band), remembered for the last (last price, band) pair (the
+ * last price changes once per candle, the band never). For last > 0, low <= p <= high is exactly
+ * |p / last - 1| <= band; the products are exact at decimal.js's 40 significant digits, and the
+ * division the old check rounded to 40 digits cannot land on the band's edge for prices and bands of
+ * under ~20 significant digits, so the answers are the same. The denial message computes the ratio
+ * as before.
+ */
+function bandBounds(last: Decimal, band: Decimal): BandBounds {
+  const b = lastBounds;
+  if (b !== undefined && b.last === last && b.band === band) return b;
+  const next = { last, band, low: last.times(ONE.minus(band)), high: last.times(ONE.plus(band)) };
+  lastBounds = next;
+  return next;
+}
+
+function outsideBand(price: Decimal, field: string, last: Decimal, band: Decimal, bounds: BandBounds): RiskDenial | undefined {
+  // Written so that NaN compares (NaN) pass, as `off.greaterThan(band)` was false for NaN.
+  if (!(compareDecimals(price, bounds.low) < 0 || compareDecimals(price, bounds.high) > 0)) return undefined;
+  const off = price.dividedBy(last).minus(1).abs();
+  return deny('price_band', `${field} ${price} is ${off.times(100).toDecimalPlaces(2)} % from the last price ${last} (band ${band.times(100)} %)`);
+}
 
 /**
  * Buy: available money >= notional x (1 + feeMargin). Sell: available stock >= amount. No fee
@@ -93,26 +128,40 @@ export const checkPriceBand: RiskCheck = (intent, ctx, limits) => {
  */
 export const checkBalance: RiskCheck = (intent, ctx, limits) => {
   if (limits.checkBalance === false) return undefined;
-  const [stockFromName, moneyFromName] = intent.market.split('_') as [string, string];
-  const stock = ctx.marketInfo?.stock ?? stockFromName;
-  const money = ctx.marketInfo?.money ?? moneyFromName;
+  const info = ctx.marketInfo;
   if (intent.side === 'buy') {
-    const need = intentNotional(intent).times(new Decimal(1).plus(limits.feeMargin ?? 0));
-    const have = ctx.balances[money]?.available ?? new Decimal(0);
-    return have.lessThan(need) ? deny('balance', `buy needs ${need} ${money} (fees included), available ${have}`) : undefined;
+    const money = info?.money ?? (intent.market.split('_')[1] as string);
+    const notional = intentNotional(intent);
+    const margin = limits.feeMargin;
+    const need = margin === undefined || margin.isZero() ? notional : notional.times(feeFactor(margin));
+    const have = ctx.balances[money]?.available ?? ZERO;
+    return compareDecimals(have, need) < 0 ? deny('balance', `buy needs ${need} ${money} (fees included), available ${have}`) : undefined;
   }
-  const have = ctx.balances[stock]?.available ?? new Decimal(0);
-  return have.lessThan(intent.amount) ? deny('balance', `sell needs ${intent.amount} ${stock}, available ${have}`) : undefined;
+  const stock = info?.stock ?? (intent.market.split('_')[0] as string);
+  const have = ctx.balances[stock]?.available ?? ZERO;
+  return compareDecimals(have, intent.amount) < 0 ? deny('balance', `sell needs ${intent.amount} ${stock}, available ${have}`) : undefined;
 };
+
+let lastMargin: Decimal | undefined;
+let lastFactor: Decimal = ONE;
+
+/** 1 + feeMargin, remembered for the last margin instance (limits are long-lived objects). */
+function feeFactor(margin: Decimal): Decimal {
+  if (margin !== lastMargin) {
+    lastFactor = ONE.plus(margin);
+    lastMargin = margin;
+  }
+  return lastFactor;
+}
 
 /** The venue's own minimums, checked before sending (it would reject anyway). Needs marketInfo. */
 export const checkMarketMinimums: RiskCheck = (intent, ctx) => {
   const info = ctx.marketInfo;
   if (info === undefined) return undefined;
   if (!info.tradesEnabled) return deny('market_minimums', `trading is disabled on ${intent.market}`);
-  if (intent.amount.lessThan(info.minAmount)) return deny('market_minimums', `amount ${intent.amount} is below the minimum ${info.minAmount}`);
-  const total = intent.amount.times(intent.price);
-  if (total.lessThan(info.minTotal)) return deny('market_minimums', `total ${total} is below the minimum ${info.minTotal}`);
-  if (info.maxTotal.greaterThan(0) && total.greaterThan(info.maxTotal)) return deny('market_minimums', `total ${total} is above the maximum ${info.maxTotal}`);
+  if (compareDecimals(intent.amount, info.minAmount) < 0) return deny('market_minimums', `amount ${intent.amount} is below the minimum ${info.minAmount}`);
+  const total = productOf(intent.amount, intent.price);
+  if (compareDecimals(total, info.minTotal) < 0) return deny('market_minimums', `total ${total} is below the minimum ${info.minTotal}`);
+  if (compareDecimals(info.maxTotal, ZERO) > 0 && compareDecimals(total, info.maxTotal) > 0) return deny('market_minimums', `total ${total} is above the maximum ${info.maxTotal}`);
   return undefined;
 };

@@ -89,6 +89,8 @@ export class CandleRing implements CandleSeries {
   private readonly candles: (Candle | undefined)[];
   /** Total candles ever pushed; slot of sequence n is n % capacity. */
   private pushed = 0;
+  /** Slot of the newest candle ((pushed - 1) % capacity), kept so the hot reads need no division. */
+  private head: number;
   /** Numeric columns indexed by OPEN..VOLUME (integer indexes keep the hot path monomorphic). */
   private readonly columns: Float64Array[];
   /** Per column: sequence number up to which values are converted. */
@@ -100,6 +102,7 @@ export class CandleRing implements CandleSeries {
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`window capacity must be a positive integer, got ${capacity}`);
     this.capacity = capacity;
+    this.head = capacity - 1;
     this.candles = new Array<Candle | undefined>(capacity);
     this.columns = [0, 1, 2, 3, 4].map(() => new Float64Array(capacity));
   }
@@ -114,7 +117,9 @@ export class CandleRing implements CandleSeries {
   }
 
   push(candle: Candle): void {
-    this.candles[this.pushed % this.capacity] = candle;
+    const next = this.head + 1;
+    this.head = next === this.capacity ? 0 : next;
+    this.candles[this.head] = candle;
     this.pushed++;
   }
 
@@ -122,6 +127,8 @@ export class CandleRing implements CandleSeries {
     return this.candles[this.slot(index)] as Candle;
   }
 
+  // Small bodies on purpose: a strategy reads close(-1) on every candle, and only a call V8 inlines
+  // into onCandle returns its float without boxing it.
   open(index: number): number { return this.value(OPEN, index); }
   high(index: number): number { return this.value(HIGH, index); }
   low(index: number): number { return this.value(LOW, index); }
@@ -143,14 +150,17 @@ export class CandleRing implements CandleSeries {
   private slot(index: number): number {
     const len = this.length;
     const i = index < 0 ? len + index : index;
-    if (!Number.isInteger(i) || i < 0 || i >= len) throw new RangeError(`candle index ${index} outside the window of ${len}`);
-    return (this.pushed - len + i) % this.capacity;
+    if (!(i >= 0 && i < len && Number.isInteger(i))) outside(index, len);
+    const back = len - 1 - i;
+    return back <= this.head ? this.head - back : this.head - back + this.capacity;
   }
 
   private value(field: number, index: number): number {
-    const slot = this.slot(index);
+    const column = this.columns[field] as Float64Array;
     if (this.converted[field] !== this.pushed) this.convert(field);
-    return (this.columns[field] as Float64Array)[slot] as number;
+    // The newest candle (index -1) is nearly every read: no bounds arithmetic beyond "not empty".
+    if (index === -1 && this.pushed > 0) return column[this.head] as number;
+    return column[this.slot(index)] as number;
   }
 
   /** Converts the candles pushed since the last read of this column (at most one window). */
@@ -177,4 +187,9 @@ export class CandleRing implements CandleSeries {
     this.arraysAt[field] = this.pushed;
     return out;
   }
+}
+
+/** Kept out of slot() so its message template does not weigh on the hot path's inlining. */
+function outside(index: number, len: number): never {
+  throw new RangeError(`candle index ${index} outside the window of ${len}`);
 }

@@ -21,10 +21,18 @@ export class Sma implements IncrementalIndicator {
   private readonly buf: Float64Array;
   private count = 0;
   private sum = 0;
-  value: number | undefined = undefined;
+  /**
+   * The last average. Every number field here starts as a float and never holds `undefined`, so V8
+   * keeps it unboxed: a field typed `number | undefined` boxes each new float (a 16-byte object per
+   * call, per indicator, per candle, which was most of a backtest's per-candle garbage).
+   */
+  private last = Number.NaN;
   constructor(readonly period: number) {
     assertPeriod(period);
     this.buf = new Float64Array(period);
+  }
+  get value(): number | undefined {
+    return this.count < this.period ? undefined : this.last;
   }
   nextValue(x: number): number | undefined {
     const slot = this.count % this.period;
@@ -33,8 +41,9 @@ export class Sma implements IncrementalIndicator {
     this.count++;
     if (slot === this.period - 1 && this.count % (this.period * 1024) === 0) this.resum();
     if (this.count < this.period) return undefined;
-    this.value = this.sum / this.period;
-    return this.value;
+    const v = this.sum / this.period;
+    this.last = v;
+    return v;
   }
   private resum(): void {
     let s = 0;
@@ -47,36 +56,52 @@ export class Sma implements IncrementalIndicator {
 export class Ema implements IncrementalIndicator {
   private readonly seed: Sma;
   private readonly k: number;
-  value: number | undefined = undefined;
+  /** Unboxed float state (see Sma); `seeded` says whether it holds a value yet. */
+  private last = Number.NaN;
+  private seeded = false;
   constructor(readonly period: number) {
     assertPeriod(period);
     this.seed = new Sma(period);
     this.k = 2 / (period + 1);
   }
+  get value(): number | undefined {
+    return this.seeded ? this.last : undefined;
+  }
   nextValue(x: number): number | undefined {
-    if (this.value === undefined) {
-      this.value = this.seed.nextValue(x);
-      return this.value;
+    if (!this.seeded) {
+      const first = this.seed.nextValue(x);
+      if (first === undefined) return undefined;
+      this.last = first;
+      this.seeded = true;
+      return first;
     }
-    this.value = (x - this.value) * this.k + this.value;
-    return this.value;
+    const v = (x - this.last) * this.k + this.last;
+    this.last = v;
+    return v;
   }
 }
 
 /** Wilder's RSI (0..100), seeded with the plain average of the first `period` gains and losses. */
 export class Rsi implements IncrementalIndicator {
-  private last: number | undefined = undefined;
+  /** Unboxed float state (see Sma): the previous input, valid once `hasPrev`. */
+  private prev = Number.NaN;
+  private hasPrev = false;
   private n = 0;
   private avgGain = 0;
   private avgLoss = 0;
-  value: number | undefined = undefined;
+  private last = Number.NaN;
   constructor(readonly period: number) {
     assertPeriod(period);
   }
+  get value(): number | undefined {
+    return this.n < this.period ? undefined : this.last;
+  }
   nextValue(x: number): number | undefined {
-    const prev = this.last;
-    this.last = x;
-    if (prev === undefined) return undefined;
+    const prev = this.prev;
+    const had = this.hasPrev;
+    this.prev = x;
+    this.hasPrev = true;
+    if (!had) return undefined;
     const change = x - prev;
     const gain = change > 0 ? change : 0;
     const loss = change < 0 ? -change : 0;
@@ -94,10 +119,9 @@ export class Rsi implements IncrementalIndicator {
       this.avgGain = (this.avgGain * (p - 1) + gain) / p;
       this.avgLoss = (this.avgLoss * (p - 1) + loss) / p;
     }
-    if (this.avgLoss === 0) this.value = 100;
-    else if (this.avgGain === 0) this.value = 0;
-    else this.value = 100 - 100 / (1 + this.avgGain / this.avgLoss);
-    return this.value;
+    const v = this.avgLoss === 0 ? 100 : this.avgGain === 0 ? 0 : 100 - 100 / (1 + this.avgGain / this.avgLoss);
+    this.last = v;
+    return v;
   }
 }
 
@@ -111,11 +135,15 @@ class RollingExtreme implements IncrementalIndicator {
   private head = 0;
   private tail = 0;
   private seq = 0;
-  value: number | undefined = undefined;
+  /** Unboxed (see Sma). */
+  private last = Number.NaN;
   constructor(readonly period: number, private readonly wantMax: boolean) {
     assertPeriod(period);
     this.values = new Float64Array(period + 1);
     this.seqs = new Float64Array(period + 1);
+  }
+  get value(): number | undefined {
+    return this.seq < this.period ? undefined : this.last;
   }
   nextValue(x: number): number | undefined {
     const cap = this.period + 1;
@@ -133,8 +161,9 @@ class RollingExtreme implements IncrementalIndicator {
     if ((this.seqs[this.head] as number) <= this.seq - this.period) this.head = (this.head + 1) % cap;
     this.seq++;
     if (this.seq < this.period) return undefined;
-    this.value = this.values[this.head] as number;
-    return this.value;
+    const v = this.values[this.head] as number;
+    this.last = v;
+    return v;
   }
 }
 export class Highest extends RollingExtreme {

@@ -113,7 +113,17 @@ class Overrun extends Error {}
  * works on both.
  */
 export class StrategyHost {
-  private readonly routes = new Map<string, Slot[]>();
+  /** Subscriptions in first-seen order (what subscriptions() lists). */
+  private readonly routes = new Map<string, { market: MarketName; interval: Interval }>();
+  /**
+   * market -> interval -> slots. Nested so handleCandle builds no key string per candle (a
+   * concatenated key cost an allocation and a hash per call), plus the last route found, because a
+   * feed (a backtest above all) hands many candles of the same (market, interval) in a row.
+   */
+  private readonly slotsByMarket = new Map<MarketName, Map<Interval, Slot[]>>();
+  private lastMarket: MarketName | undefined;
+  private lastInterval: Interval | undefined;
+  private lastSlots: Slot[] | undefined;
   private readonly runners = new Map<string, Runner>();
   private readonly clock: Clock;
   private readonly view: StrategyHostView;
@@ -154,8 +164,14 @@ export class StrategyHost {
           },
         };
         slot.ctx.candles = slot.ring;
-        const list = this.routes.get(key);
-        if (list === undefined) this.routes.set(key, [slot]);
+        if (!this.routes.has(key)) this.routes.set(key, { market, interval: loaded.interval });
+        let byInterval = this.slotsByMarket.get(market);
+        if (byInterval === undefined) {
+          byInterval = new Map();
+          this.slotsByMarket.set(market, byInterval);
+        }
+        const list = byInterval.get(loaded.interval);
+        if (list === undefined) byInterval.set(loaded.interval, [slot]);
         else list.push(slot);
       }
     }
@@ -163,15 +179,19 @@ export class StrategyHost {
 
   /** The (market, interval) pairs the daemon must poll. */
   subscriptions(): { market: MarketName; interval: Interval }[] {
-    return [...this.routes.keys()].map((k) => {
-      const [interval, market] = k.split('|') as [Interval, MarketName];
-      return { market, interval };
-    });
+    return [...this.routes.values()].map(({ market, interval }) => ({ market, interval }));
   }
 
   /** Hands one closed candle of (market, interval) to every strategy subscribed to it. */
   handleCandle(market: MarketName, interval: Interval, candle: Candle): Result | Promise<Result> {
-    const slots = this.routes.get(routeKey(market, interval));
+    let slots: Slot[] | undefined;
+    if (market === this.lastMarket && interval === this.lastInterval) slots = this.lastSlots;
+    else {
+      slots = this.slotsByMarket.get(market)?.get(interval);
+      this.lastMarket = market;
+      this.lastInterval = interval;
+      this.lastSlots = slots;
+    }
     if (slots === undefined) return EMPTY;
     if (slots.length === 1) return this.feed(slots[0] as Slot, candle);
     let out: StampedIntent[] | undefined;
