@@ -1,14 +1,15 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { TradebotError } from '../domain/errors';
+import { BacktestInputError, TradebotError } from '../domain/errors';
 import { parseDataSpec } from '../backtest/data/market-data';
 import { decimalRecordToText, parseBalances, parseIntervalOption, parseJsonObject, parseRiskLimits, parseTime } from '../backtest/options';
 import { writeReport } from '../backtest/report';
-import { loadBacktestData, runBacktest } from '../backtest/run-backtest';
+import { loadBacktestData, runBacktest, type BacktestSpec } from '../backtest/run-backtest';
+import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { formatSweepTable, rankResults, runSweep } from '../backtest/sweep/run-sweep';
 import { formatSummary } from '../backtest/summary';
 
-interface BacktestCliOptions {
+export interface BacktestCliOptions {
   strategy: string;
   data: string[];
   from?: string;
@@ -22,6 +23,7 @@ interface BacktestCliOptions {
   sweep?: string;
   rankBy: string;
   workers?: string;
+  collateral?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--sweep <json>', 'parameter grid, e.g. {"fast":[5,10,20],"slow":[30,50]}')
     .option('--rank-by <metric>', 'sweep ranking metric (report metric name)', 'netPnl')
     .option('--workers <n>', 'sweep worker threads (default: number of cores; 0 = in this thread)')
+    .option('--collateral <mode>', "which balance OCOs use: 'separate' (margin on the collateral balance, as live) or 'unified' (OCO legs trade the trading balance)", 'separate')
     .action(async (opts: BacktestCliOptions) => {
       try {
         await runBacktestCommand(opts);
@@ -60,16 +63,39 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** `--collateral`: FILL-MODEL.md "Collateral"; default 'separate', which is what the live exchange does. */
+export function parseCollateral(value: string | undefined): CollateralMode {
+  if (value === undefined || value === 'separate') return 'separate';
+  if (value === 'unified') return 'unified';
+  throw new BacktestInputError(`--collateral must be 'separate' or 'unified', got '${value}'`, { field: 'collateral' });
+}
+
+/** The single-run spec the options describe (parameters, balances, risk limits, collateral mode). */
+export function backtestSpecOf(opts: BacktestCliOptions): BacktestSpec {
+  return {
+    strategy: opts.strategy, strategiesDir: opts.strategies,
+    params: opts.params === undefined ? {} : parseJsonObject(opts.params, '--params'),
+    interval: opts.interval === undefined ? undefined : parseIntervalOption(opts.interval, '--interval'),
+    balances: parseBalances(opts.balance.length > 0 ? opts.balance : ['USDT=10000']),
+    risk: opts.risk === undefined ? undefined : parseRiskLimits(opts.risk),
+    collateral: parseCollateral(opts.collateral),
+  };
+}
+
 async function runBacktestCommand(opts: BacktestCliOptions): Promise<void> {
+  const collateral = parseCollateral(opts.collateral);
   const data = opts.data.map(parseDataSpec);
   const from = opts.from === undefined ? undefined : parseTime(opts.from, '--from');
   const to = opts.to === undefined ? undefined : parseTime(opts.to, '--to');
   const balances = parseBalances(opts.balance.length > 0 ? opts.balance : ['USDT=10000']);
   const interval = opts.interval === undefined ? undefined : parseIntervalOption(opts.interval, '--interval');
   const params = opts.params === undefined ? {} : parseJsonObject(opts.params, '--params');
-  const risk = opts.risk === undefined ? undefined : parseRiskLimits(opts.risk);
+  // Parsed here too so a bad --risk fails before a sweep starts its workers.
+  if (opts.risk !== undefined) parseRiskLimits(opts.risk);
 
   if (opts.sweep !== undefined) {
+    // Sweep workers build their runs from SweepSetup, which has no collateral field yet: refuse rather than ignore it.
+    if (collateral !== 'separate') throw new BacktestInputError('--collateral unified is not supported with --sweep yet (sweeps run with separate)', { field: 'collateral' });
     const grid = parseJsonObject(opts.sweep, '--sweep');
     const workers = opts.workers === undefined ? undefined : Number(opts.workers);
     const setup = {
@@ -87,7 +113,7 @@ async function runBacktestCommand(opts: BacktestCliOptions): Promise<void> {
   }
 
   const loaded = await loadBacktestData(data, { from, to });
-  const outcome = await runBacktest({ strategy: opts.strategy, strategiesDir: opts.strategies, params, interval, balances, risk }, loaded);
+  const outcome = await runBacktest(backtestSpecOf(opts), loaded);
   const files = await writeReport(opts.out, outcome.result);
   process.stdout.write(formatSummary(outcome, files));
 }
