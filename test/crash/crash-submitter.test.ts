@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Decimal } from '../../src/domain/decimal';
 import { StoreKeys } from '../../src/store/keys';
 import { RedisOrderStore } from '../../src/store/order-store';
+import { mulberry32 } from '../../src/simulator/market/candle-source';
 import { startSimulatedExchange, type SimulatedExchange } from '../../src/simulator/start-simulated-exchange';
 import { compareJournalWithSim } from '../integration/execution/invariants';
 import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-context';
@@ -16,18 +17,6 @@ const T0 = 1_700_000_040;
 const BURST = 200;
 const KILLS = 20;
 const CHILD_DIR = join(__dirname, 'child');
-
-/** Seeded PRNG (mulberry32): the kill points are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Child {
   readonly proc: ChildProcess;
@@ -88,7 +77,8 @@ test(`a burst of ${BURST} intents, the submitting process SIGKILLed ${KILLS} tim
     CRASH_SIM_URL: proxy.url, CRASH_REDIS_URL: testRedisUrl(), CRASH_PREFIX: prefix, CRASH_API_KEY: API_KEY,
     CRASH_API_SECRET: API_SECRET, CRASH_BURST: String(BURST), CRASH_T0: String(T0),
   };
-  const random = prng(20240601);
+  // Seeded (the simulator's mulberry32): the kill points are the same on every run.
+  const random = mulberry32(20240601);
   const log: string[] = [];
   for (let kill = 0; kill < KILLS; kill++) {
     const child = startChild(env);

@@ -1,27 +1,14 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { SystemClock } from '../../../src/core/clock';
 import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { runCli } from '../../helpers/run-cli';
 import { startServer, type LoopbackServer } from './loopback-server';
 
 // `tradebot api` with TRADEBOT_REDIS_URL draws its nonce from the daemon's Redis allocator, so a
 // manual call can never reuse or undercut a nonce the running daemon has used on the same key.
-const MAIN = join(__dirname, '../../../dist/src/main.js');
 const PREFIX = `tb-api-${process.pid}-${Date.now()}`;
 const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL'] as string;
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 let server: LoopbackServer;
 let redis: Redis;

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifySignature } from '../../../src/exchange/http/sign';
+import { runCli as runCliWith, type CliResult } from '../../helpers/run-cli';
 import { startServer, type LoopbackServer } from './loopback-server';
 
 // Runs the built CLI (`npm run build` first, as `npm test` does) as a child process against a
@@ -11,18 +11,8 @@ const MAIN = join(ROOT, 'dist/src/main.js');
 const SECRET = 'cli-secret-must-never-be-printed';
 const fixture = (name: string): unknown => JSON.parse(readFileSync(join(ROOT, 'test/fixtures', `${name}.json`), 'utf8'));
 
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', TRADEBOT_API_KEY: 'cli-key', TRADEBOT_API_SECRET: SECRET, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCliWith(args, { TRADEBOT_API_KEY: 'cli-key', TRADEBOT_API_SECRET: SECRET, ...env });
 }
 
 let server: LoopbackServer;
