@@ -94,13 +94,11 @@ async function runBacktestCommand(opts: BacktestCliOptions): Promise<void> {
   if (opts.risk !== undefined) parseRiskLimits(opts.risk);
 
   if (opts.sweep !== undefined) {
-    // Sweep workers build their runs from SweepSetup, which has no collateral field yet: refuse rather than ignore it.
-    if (collateral !== 'separate') throw new BacktestInputError('--collateral unified is not supported with --sweep yet (sweeps run with separate)', { field: 'collateral' });
     const grid = parseJsonObject(opts.sweep, '--sweep');
     const workers = opts.workers === undefined ? undefined : Number(opts.workers);
     const setup = {
       strategy: opts.strategy, strategiesDir: path.resolve(opts.strategies), interval, data, from, to,
-      balances: decimalRecordToText(balances), risk: opts.risk, baseParams: params,
+      balances: decimalRecordToText(balances), risk: opts.risk, baseParams: params, collateral,
     };
     const progress = !process.stderr.isTTY ? undefined : (_r: unknown, done: number, total: number) => {
       process.stderr.write(`\r${done}/${total} runs`);

@@ -19,6 +19,7 @@ export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: Sw
       interval: setup.interval === undefined ? undefined : parseIntervalOption(setup.interval, '--interval'),
       balances: textRecordToDecimal(setup.balances),
       risk: setup.risk === undefined ? undefined : parseRiskLimits(setup.risk),
+      collateral: setup.collateral,
     }, data, cache);
     return {
       index: job.index, params: job.params, metrics: flattenMetrics(outcome.result.metrics),

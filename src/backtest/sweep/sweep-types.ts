@@ -17,6 +17,8 @@ export interface SweepSetup {
   readonly risk?: string | undefined;
   /** Fixed parameters; each run adds its grid point on top. */
   readonly baseParams: Readonly<Record<string, unknown>>;
+  /** Which balance OCOs use (FILL-MODEL.md "Collateral"); default 'separate', as live. */
+  readonly collateral?: 'separate' | 'unified' | undefined;
 }
 
 export interface SweepJob {
