@@ -1,116 +1,128 @@
+import { SystemClock } from '../../../src/core/clock';
 import { candleOpenTime, intervalSeconds, type Interval } from '../../../src/domain/candle';
-import type { Decimal } from '../../../src/domain/decimal';
-import { ExchangeRejectedError } from '../../../src/domain/errors';
-import type { Balances, MarketInfo } from '../../../src/domain/market';
+import { Decimal } from '../../../src/domain/decimal';
+import type { Balances } from '../../../src/domain/market';
 import type { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { prepareOrder } from '../../../src/execution/prepare-order';
+import { buildExecution } from '../../../src/execution/build-execution';
+import { LeaseKeeper } from '../../../src/execution/lease-keeper';
+import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
+import { RiskGate } from '../../../src/execution/risk-gate';
+import { OpenOrderBook } from '../../../src/app/open-order-book';
 import { RiskEngine } from '../../../src/risk/risk-engine';
 import type { RiskLimits } from '../../../src/risk/risk-limits';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
+import { InMemoryLeaseStore } from '../../../src/store/memory/in-memory-lease-store';
+import { InMemoryOrderStore } from '../../../src/store/memory/in-memory-order-store';
+import type { OrderRecord } from '../../../src/store/order-store-port';
 import type { StampedIntent } from '../../../src/strategy/intent-validation';
-import type { OpenOrderView } from '../../../src/strategy/open-order';
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
-import { RiskGate } from '../../../src/execution/risk-gate';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
 
+export interface PaperFill { clientOrderId: string; side: string; price: Decimal; amount: Decimal; time: number }
+
 /**
- * A paper-style run, for the parity test: the simulated exchange over HTTP with its market clock
- * driven by the test, one data minute at a time. At each strategy candle close the run polls the
- * kline endpoint for the closed candle, the trading balances and the open orders (active orders +
- * active OCOs), hands the candle to a StrategyHost, and sends each intent through the executor's
- * order flow over HttpExchangeClient: risk (RiskEngine via RiskGate) -> prepareOrder (rounding, size,
- * balance) -> placeStopLimit / placeOco / cancelOrder / cancelOco with the deterministic client order
- * id. Fills are read back from the executed-deals endpoint at the end.
+ * A paper run through the daemon's own execution path, for the parity test: buildExecution
+ * (Executor + Settler + Reconciler + MarketCatalog + Readiness) with the in-memory journal and
+ * leases, a LeaseKeeper, the RiskGate over the RiskEngine, the daemon's OpenOrderBook (the journal's
+ * live orders) as the strategies' and the risk checks' view, and the real HttpExchangeClient against
+ * the embedded simulator whose market clock the test drives one data minute at a time.
+ *
+ * At each strategy candle close it does what the daemon's jobs do, in a fixed order so the run is
+ * deterministic: one reconciliation pass (fills and cancels of resting orders reach the journal),
+ * book refresh, balance poll, kline poll, StrategyHost, then each intent through `executor.submit`
+ * (book.note of its records, as the daemon's intent sink). After each submission the balances are
+ * polled again: the backtest sees the funds an order reserves at once, and the next intent of the
+ * same candle is sized against them. Fills are read from the executed-deals endpoint at the end.
  */
 export async function paperRun(o: {
   sim: SimulatedExchange; client: HttpExchangeClient; strategies: readonly LoadedStrategy[]; market: string;
   interval: Interval; minutes: readonly number[]; risk?: RiskLimits;
-}): Promise<{ orders: OrderLogEntry[]; fills: { clientOrderId: string; side: string; price: Decimal; amount: Decimal; time: number }[] }> {
+}): Promise<{ orders: OrderLogEntry[]; fills: PaperFill[]; journal: InMemoryOrderStore }> {
   const { sim, client, market } = o;
-  const info = (await client.fetchMarkets()).find((m) => m.name === market) as MarketInfo;
-  const journal = new Map<string, OpenOrderView>();
+  // Wall time for the journal, leases and in-flight windows (as the daemon); market time for risk and strategies.
+  const wall = new SystemClock();
+  const leaseStore = new InMemoryLeaseStore(wall);
+  const store = new InMemoryOrderStore(leaseStore, wall);
+  // One renewal-free run: a TTL far above the test's length.
+  const leases = new LeaseKeeper({ store: leaseStore, owner: 'parity-paper', ttlMs: 3_600_000 });
+  const book = new OpenOrderBook(store);
   let balances: Balances = {};
-  let openIds = new Set<string>();
   let lastClose: Decimal | undefined;
-  const openViews = (): OpenOrderView[] => [...journal.values()].filter((v) => openIds.has(v.clientOrderId));
-  const risk = new RiskEngine({ limits: o.risk ?? {}, clock: sim.clock });
-  const gate = new RiskGate(risk, { lastPrice: () => lastClose, balances: () => balances, openOnMarket: () => openViews() });
+  const exec = buildExecution({
+    exchange: client, store, leases, leaseStore, owner: 'parity-paper', clock: wall, markets: [market], requestTimeoutMs: 5000,
+    risk: new RiskGate(new RiskEngine({ limits: o.risk ?? {}, clock: sim.clock }), {
+      lastPrice: () => lastClose, balances: () => balances, openOnMarket: (mk) => book.onMarket(mk),
+    }),
+    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances[cur]?.available : undefined) },
+  });
+  for (const s of o.strategies) for (const mk of s.markets) leases.want(s.name, mk);
+  await leases.tick();
+  await exec.catalog.refresh();
+  await exec.reconciler.runOnce(); // readiness: nothing is submitted before the first pass
+  await book.refresh();
+
   const host = new StrategyHost({
     strategies: o.strategies, clock: sim.clock, timeBudgetMs: Number.POSITIVE_INFINITY,
-    view: { balances: () => balances, openOrders: (s) => openViews().filter((v) => v.strategy === s), marketInfo: () => info },
+    view: { balances: () => balances, openOrders: (s, mk) => book.of(s, mk), marketInfo: (mk) => exec.catalog.cached(mk) },
   });
   const orders: OrderLogEntry[] = [];
   const step = intervalSeconds(o.interval);
 
-  const refresh = async (): Promise<void> => {
-    balances = await client.fetchTradingBalances();
-    const active = await client.fetchActiveOrders({ market, limit: 100 });
-    const ocos = await client.fetchActiveOcoOrders({ market, limit: 100 });
-    openIds = new Set([...active.map((r) => r.clientOrderId ?? ''), ...ocos.map((r) => r.stopLoss.clientOrderId ?? '')]);
-  };
-
   const submit = async (stamped: StampedIntent): Promise<void> => {
     const intent = stamped.intent;
-    const now = sim.clock.nowMs() / 1000;
+    const time = sim.clock.nowMs() / 1000;
+    const result = await exec.executor.submit(stamped);
     if (intent.kind === 'cancel') {
-      const base = { time: now, candleTime: stamped.candleTime, strategy: stamped.strategy, market, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
-      const view = journal.get(intent.clientOrderId);
-      if (view === undefined || view.strategy !== stamped.strategy) return void orders.push({ ...base, outcome: 'denied', rule: 'cancel_unknown' });
-      if (!openIds.has(intent.clientOrderId)) return void orders.push({ ...base, outcome: 'existing' });
-      orders.push({ ...base, outcome: 'canceled' });
-      const ref = { market, clientOrderId: intent.clientOrderId };
-      await (view.kind === 'oco' ? client.cancelOco(ref) : client.cancelOrder(ref));
-      return;
-    }
-    const base = { time: now, candleTime: stamped.candleTime, strategy: stamped.strategy, market, kind: intent.kind, side: intent.side };
-    const verdict = gate.check(stamped, info);
-    if (!verdict.ok) return void orders.push({ ...base, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule: verdict.rule });
-    const prepared = prepareOrder(stamped, info, { available: (cur, wallet) => (wallet === 'trading' ? balances[cur]?.available : undefined) });
-    if (!prepared.ok) return void orders.push({ ...base, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule: prepared.rule });
-    const sent = prepared.order.intent;
-    const cid = prepared.order.sentClientOrderId;
-    const stopLimitPrice = sent.kind === 'oco' ? sent.stopLimitPrice : undefined;
-    const entry = { ...base, clientOrderId: cid, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, stopLimitPrice };
-    journal.set(cid, {
-      clientOrderId: cid, strategy: stamped.strategy, market, side: sent.side, kind: sent.kind, amount: sent.amount, price: sent.price,
-      activationPrice: sent.activationPrice, stopLimitPrice, purpose: sent.purpose, candleTime: stamped.candleTime,
-    });
-    try {
-      if (sent.kind === 'stop_limit') {
-        await client.placeStopLimit({ market, side: sent.side, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, clientOrderId: cid });
+      const base = { time, candleTime: stamped.candleTime, strategy: stamped.strategy, market, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
+      if (result.outcome === 'denied') orders.push({ ...base, outcome: 'denied', rule: result.rule });
+      else if (result.outcome === 'existing' || result.outcome === 'canceled') orders.push({ ...base, outcome: result.outcome });
+      else throw new Error(`cancel ${intent.clientOrderId} ended ${result.outcome}`);
+    } else {
+      const base = { time, candleTime: stamped.candleTime, strategy: stamped.strategy, market, kind: intent.kind, side: intent.side };
+      if (result.outcome === 'denied') {
+        orders.push({ ...base, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule: result.rule });
       } else {
-        await client.placeOco({ market, side: sent.side, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, stopLimitPrice: sent.stopLimitPrice, clientOrderId: cid });
+        // The journal holds what was sent (rounded); an OCO's stop-loss leg carries the exchange's id.
+        const sent = result.records.find((r) => r.kind !== 'oco_tp') as OrderRecord;
+        const entry = {
+          ...base, clientOrderId: exchangeClientOrderId(sent), amount: new Decimal(sent.amount), price: new Decimal(sent.price),
+          activationPrice: dec(sent.activationPrice), stopLimitPrice: dec(sent.stopLimitPrice),
+        };
+        if (result.outcome === 'accepted') orders.push({ ...entry, outcome: 'placed' });
+        else if (result.outcome === 'rejected') orders.push({ ...entry, outcome: 'rejected', rule: /^(TB_ERR_\w+)/.exec(result.reason)?.[1] ?? result.reason });
+        else throw new Error(`order ${sent.clientOrderId} ended ${result.outcome}`);
       }
-      orders.push({ ...entry, outcome: 'placed' });
-    } catch (err) {
-      if (!(err instanceof ExchangeRejectedError)) throw err;
-      journal.delete(cid);
-      orders.push({ ...entry, outcome: 'rejected', rule: err.code });
     }
-    // What the executor's pollers would show next: the order (or its immediate fill) and its funds.
-    await refresh();
+    if (result.outcome !== 'denied') book.note(result.records);
+    balances = await client.fetchTradingBalances();
   };
 
   for (const minute of o.minutes) {
     const close = minute + 60;
     sim.advanceTo(close);
     if (close % step !== 0) continue;
+    await exec.reconciler.runOnce();
+    await book.refresh();
+    balances = await client.fetchTradingBalances();
     const open = candleOpenTime(o.interval, close - step);
     const [candle] = await client.fetchCandles({ market, interval: o.interval, start: open, end: open, limit: 1 });
     if (candle === undefined || candle.time !== open) continue;
     lastClose = candle.close;
-    await refresh();
-    const intents = await host.handleCandle(market, o.interval, candle);
-    for (const stamped of intents) await submit(stamped);
+    for (const stamped of await host.handleCandle(market, o.interval, candle)) await submit(stamped);
   }
+  await exec.reconciler.runOnce();
 
-  const fills = [];
+  const fills: PaperFill[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await client.fetchExecutedDeals({ market, limit: 100, offset });
     fills.push(...page.map((d) => ({ clientOrderId: d.clientOrderId ?? '', side: d.side, price: d.price, amount: d.amount, time: d.time })));
     if (page.length < 100) break;
   }
   fills.sort((a, b) => a.time - b.time);
-  return { orders, fills };
+  return { orders, fills, journal: store };
+}
+
+function dec(value: string | undefined): Decimal | undefined {
+  return value === undefined ? undefined : new Decimal(value);
 }

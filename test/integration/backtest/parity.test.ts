@@ -9,6 +9,7 @@ import { simMarketInfo } from '../../../src/simulator/sim-markets';
 import { BacktestReplay } from '../../../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy } from '../../../src/backtest/run-backtest';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
+import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
 import { paperRun } from './paper-run';
 
 // Real BTC/USDT 1m candles (with the source's 2-hour outage); both example strategies,
@@ -21,7 +22,7 @@ const key = (o: OrderLogEntry) => [o.time, o.strategy, o.kind, o.outcome, o.clie
 const fillKey = (f: { time: number; clientOrderId: string; side: string; price: Decimal; amount: Decimal }) =>
   [f.time, f.clientOrderId, f.side, f.price.toString(), f.amount.toString()].join(' ');
 
-test('a backtest and a paper run over HTTP on the same candles produce the same orders and fills', async () => {
+test('a backtest and a paper run through the daemon Executor over HTTP on the same candles produce the same orders and fills', async () => {
   // About 30 hours, across the outage (keeps the HTTP run short).
   const rows = (await loadCsvRows(FIXTURE)).slice(0, 1800);
   const load = (name: string) => loadNamedStrategy({ strategy: name, interval: '5m', balances: {} }, ['BTC_USDT']);
@@ -55,6 +56,18 @@ test('a backtest and a paper run over HTTP on the same candles produce the same 
     const backtestFills = backtest.fills.map((f) => fillKey(f)).sort(order);
     expect(backtestFills.length).toBeGreaterThan(5);
     expect(paper.fills.map(fillKey).sort(order)).toEqual(backtestFills);
+
+    // The daemon's journal saw every outcome: nothing left unsettled, and the fills the
+    // reconciler journaled per order are the exchange's deals.
+    const records = await paper.journal.listAll(10_000);
+    expect(records.length).toBeGreaterThanOrEqual(placed.length);
+    expect(records.filter((r) => ['pending', 'submitted', 'unknown'].includes(r.status))).toEqual([]);
+    const sums = (pairs: [string, Decimal][]) => {
+      const m = new Map<string, Decimal>();
+      for (const [id, v] of pairs) if (!v.isZero()) m.set(id, (m.get(id) ?? new Decimal(0)).plus(v));
+      return [...m.entries()].map(([id, v]) => `${id} ${v.toString()}`).sort(order);
+    };
+    expect(sums(records.map((r) => [exchangeClientOrderId(r), new Decimal(r.filledAmount)]))).toEqual(sums(paper.fills.map((f) => [f.clientOrderId, f.amount])));
 
     // And the account ends in the same place.
     const paperBalances = await client.fetchTradingBalances();
