@@ -13,9 +13,9 @@ type Json = Record<string, unknown>;
 
 const s = (d: Decimal): string => d.toString();
 
-/** Stop-limit (and plain limit) order: create, cancel, active list. */
-export function orderJson(o: SimOrder): Json {
-  const base: Json = {
+/** The fields both order shapes of the spec start with, in the spec's order. */
+function leadingOrderFields(o: SimOrder): Json {
+  return {
     order_id: o.id,
     client_order_id: o.clientOrderId,
     market: o.market,
@@ -25,6 +25,13 @@ export function orderJson(o: SimOrder): Json {
     deal_money: s(o.dealMoney),
     deal_stock: s(o.dealStock),
     amount: s(o.amount),
+  };
+}
+
+/** Stop-limit (and plain limit) order: create, cancel, active list. */
+export function orderJson(o: SimOrder): Json {
+  const base: Json = {
+    ...leadingOrderFields(o),
     left: s(o.left),
     deal_fee: s(o.dealFee),
     price: s(o.price),
@@ -45,15 +52,7 @@ export function orderJson(o: SimOrder): Json {
 /** One leg of an OCO as the spec's OCO table lists it. */
 export function ocoLegJson(o: SimOrder): Json {
   const leg: Json = {
-    order_id: o.id,
-    client_order_id: o.clientOrderId,
-    market: o.market,
-    side: o.side,
-    type: o.type,
-    timestamp: o.createdAt,
-    deal_money: s(o.dealMoney),
-    deal_stock: s(o.dealStock),
-    amount: s(o.amount),
+    ...leadingOrderFields(o),
     takerFee: s(o.takerFee),
     makerFee: s(o.makerFee),
     left: s(o.left),
