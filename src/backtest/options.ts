@@ -2,6 +2,7 @@ import { isInterval, type Interval } from '../domain/candle';
 import { Decimal, parseDecimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
 import type { RiskLimits } from '../risk/risk-limits';
+import { parseFillModel, type FillModel, type FillModelText } from '../simulator/engine/fill-model';
 
 /**
  * Parsing of the backtest / download command-line values. Each throws BacktestInputError naming the
@@ -23,15 +24,24 @@ export function parseIntervalOption(text: string, option: string): Interval {
   return text;
 }
 
-/** `USDT=10000` (repeatable) -> { USDT: Decimal(10000) }. */
-export function parseBalances(items: readonly string[]): Record<string, Decimal> {
+/** `USDT=10000` (repeatable) -> { USDT: Decimal(10000) }; `option` names the flag in errors. */
+export function parseBalances(items: readonly string[], option = '--balance'): Record<string, Decimal> {
   const out: Record<string, Decimal> = {};
+  const field = option.replace(/^--/, '');
   for (const item of items) {
     const m = /^([A-Z0-9]{1,20})=(.+)$/.exec(item.trim());
-    if (m === null) throw new BacktestInputError(`--balance expects CURRENCY=AMOUNT (e.g. USDT=10000), got "${item}"`, { field: 'balance' });
-    out[m[1] as string] = parseDecimal(m[2], `--balance ${m[1]}`);
+    if (m === null) throw new BacktestInputError(`${option} expects CURRENCY=AMOUNT (e.g. USDT=10000), got "${item}"`, { field });
+    out[m[1] as string] = parseDecimal(m[2], `${option} ${m[1]}`);
   }
   return out;
+}
+
+/** `--fill-volume-share` / `--oco-cancel-on` -> the simulator's FillModel (absent = the real default). */
+export function fillModelOption(text: FillModelText): FillModel {
+  const parsed = parseFillModel(text);
+  if (parsed.ok) return parsed.model;
+  const option = parsed.field === 'volumeShare' ? '--fill-volume-share' : '--oco-cancel-on';
+  throw new BacktestInputError(`${option} ${parsed.reason}`, { field: option.slice(2) });
 }
 
 /** `--params '{"fast":5}'`: a JSON object. */

@@ -7,6 +7,7 @@ import { simMarketInfo } from '../simulator/sim-markets';
 import { prepareStrategy, type LoadedStrategy } from '../strategy/prepare-strategy';
 import { loadStrategies } from '../strategy/strategy-loader';
 import { inferInterval, loadMarketData, type DataSpec, type MarketCandles } from './data/market-data';
+import type { FillModel } from '../simulator/engine/fill-model';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
 import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket } from './report';
@@ -24,6 +25,10 @@ export interface BacktestSpec {
   readonly risk?: RiskLimits | undefined;
   /** Which balance OCOs use (SimEngineOptions.collateral); default 'separate', as the live exchange. */
   readonly collateral?: CollateralMode | undefined;
+  /** Starting collateral balances (OCO margin); empty when omitted, never a copy of `balances`. */
+  readonly collateralBalances?: Readonly<Record<string, Decimal>> | undefined;
+  /** Partial fills and the OCO rule (FILL-MODEL.md); default the real behaviour. */
+  readonly fillModel?: FillModel | undefined;
 }
 
 /** Candles loaded once (a sweep reuses them for every run). */
@@ -90,6 +95,8 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
     balances: spec.balances,
     risk: spec.risk,
     collateral: spec.collateral,
+    collateralBalances: spec.collateralBalances,
+    fillModel: spec.fillModel,
   }).run();
   const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, m.candles]));
   const quoteCurrency = quotes[0] as string;

@@ -2,7 +2,9 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { BacktestInputError, TradebotError } from '../domain/errors';
 import { parseDataSpec } from '../backtest/data/market-data';
-import { decimalRecordToText, parseBalances, parseIntervalOption, parseJsonObject, parseRiskLimits, parseTime } from '../backtest/options';
+import {
+  decimalRecordToText, fillModelOption, parseBalances, parseIntervalOption, parseJsonObject, parseRiskLimits, parseTime,
+} from '../backtest/options';
 import { writeReport } from '../backtest/report';
 import { loadBacktestData, runBacktest, type BacktestSpec } from '../backtest/run-backtest';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
@@ -24,6 +26,9 @@ export interface BacktestCliOptions {
   rankBy: string;
   workers?: string;
   collateral?: string;
+  collateralBalance: string[];
+  fillVolumeShare?: string;
+  ocoCancelOn?: string;
 }
 
 /**
@@ -49,6 +54,9 @@ export function registerBacktestCommand(program: Command): void {
     .option('--rank-by <metric>', 'sweep ranking metric (report metric name)', 'netPnl')
     .option('--workers <n>', 'sweep worker threads (default: number of cores; 0 = in this thread)')
     .option('--collateral <mode>', "which balance OCOs use: 'separate' (margin on the collateral balance, as live) or 'unified' (OCO legs trade the trading balance)", 'separate')
+    .option('--collateral-balance <cur=amount>', 'starting collateral balance, where OCOs hold their margin (repeatable; default none)', collect, [])
+    .option('--fill-volume-share <share>', "share of each candle's volume orders may fill, in (0, 1], or 'off' for complete fills (default 0.1)")
+    .option('--oco-cancel-on <when>', "when an OCO leg cancels the other: 'execution' (as live) or 'trigger'", 'execution')
     .action(async (opts: BacktestCliOptions) => {
       try {
         await runBacktestCommand(opts);
@@ -79,11 +87,19 @@ export function backtestSpecOf(opts: BacktestCliOptions): BacktestSpec {
     balances: parseBalances(opts.balance.length > 0 ? opts.balance : ['USDT=10000']),
     risk: opts.risk === undefined ? undefined : parseRiskLimits(opts.risk),
     collateral: parseCollateral(opts.collateral),
+    collateralBalances: parseBalances(opts.collateralBalance, '--collateral-balance'),
+    fillModel: fillModelOption(fillText(opts)),
   };
+}
+
+function fillText(opts: BacktestCliOptions): { volumeShare?: string; ocoCancelOn?: string } {
+  return { ...(opts.fillVolumeShare === undefined ? {} : { volumeShare: opts.fillVolumeShare }), ...(opts.ocoCancelOn === undefined ? {} : { ocoCancelOn: opts.ocoCancelOn }) };
 }
 
 async function runBacktestCommand(opts: BacktestCliOptions): Promise<void> {
   const collateral = parseCollateral(opts.collateral);
+  const collateralBalances = parseBalances(opts.collateralBalance, '--collateral-balance');
+  fillModelOption(fillText(opts)); // a bad value fails before any work starts
   const data = opts.data.map(parseDataSpec);
   const from = opts.from === undefined ? undefined : parseTime(opts.from, '--from');
   const to = opts.to === undefined ? undefined : parseTime(opts.to, '--to');
@@ -99,6 +115,7 @@ async function runBacktestCommand(opts: BacktestCliOptions): Promise<void> {
     const setup = {
       strategy: opts.strategy, strategiesDir: path.resolve(opts.strategies), interval, data, from, to,
       balances: decimalRecordToText(balances), risk: opts.risk, baseParams: params, collateral,
+      collateralBalances: decimalRecordToText(collateralBalances), fill: fillText(opts),
     };
     const progress = !process.stderr.isTTY ? undefined : (_r: unknown, done: number, total: number) => {
       process.stderr.write(`\r${done}/${total} runs`);

@@ -2,7 +2,8 @@ import { SystemClock, type Clock } from '../core/clock';
 import type { MarketInfo, MarketName } from '../domain/market';
 import { LIMITS, type LimitTable } from '../limiter/limits';
 import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
-import { SimEngine } from './engine/sim-engine';
+import type { FillModel } from './engine/fill-model';
+import { SimEngine, type CollateralMode } from './engine/sim-engine';
 import type { AccountFunding, EngineEvent } from './engine/types';
 import { MINUTE, RandomWalkSource, RowsCandleSource, type CandleSource } from './market/candle-source';
 import { MarketFeed } from './market/market-feed';
@@ -42,10 +43,12 @@ export interface SimulatedExchangeOptions {
   /** 0 (default) = a random free port. */
   readonly port?: number;
   readonly host?: string;
-  /** Single-account shortcut; `balances` funds its trading (and, by default, collateral) balance. */
+  /** Single-account shortcut; `balances` funds its trading balance, `collateralBalances` its collateral balance. */
   readonly apiKey?: string;
   readonly apiSecret?: string;
   readonly balances?: Readonly<Record<string, string>>;
+  /** The collateral account OCOs trade on (empty when omitted, as on the venue until a transfer funds it). */
+  readonly collateralBalances?: Readonly<Record<string, string>>;
   readonly accounts?: readonly SimAccountOptions[];
   /** Default: BTC_USDT as a seeded random walk. */
   readonly markets?: readonly SimMarketOptions[];
@@ -62,6 +65,10 @@ export interface SimulatedExchangeOptions {
   /** Wall clock for nonce windows, rate windows and /time. Default SystemClock. */
   readonly wallClock?: Clock;
   readonly historyLimit?: number;
+  /** Partial fills and the OCO rule (engine/fill-model.ts); default: the real behaviour. */
+  readonly fillModel?: FillModel;
+  /** Which balance OCOs use (SimEngineOptions.collateral); default 'separate', as live. */
+  readonly collateral?: CollateralMode;
 }
 
 export interface SimulatedExchange {
@@ -103,11 +110,19 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
   });
 
   const clock = new SimClock(start, options.speed ?? 60, wallClock);
-  const engine = new SimEngine({ clock, markets: infos, ...(options.historyLimit === undefined ? {} : { historyLimit: options.historyLimit }) });
+  const engine = new SimEngine({
+    clock, markets: infos,
+    ...(options.historyLimit === undefined ? {} : { historyLimit: options.historyLimit }),
+    ...(options.fillModel === undefined ? {} : { fillModel: options.fillModel }),
+    ...(options.collateral === undefined ? {} : { collateral: options.collateral }),
+  });
   const secrets = new Map<string, string>();
   const accounts = [...(options.accounts ?? [])];
   if (options.apiKey !== undefined && options.apiSecret !== undefined) {
-    accounts.push({ apiKey: options.apiKey, apiSecret: options.apiSecret, funding: { trading: options.balances ?? {} } });
+    accounts.push({
+      apiKey: options.apiKey, apiSecret: options.apiSecret,
+      funding: { trading: options.balances ?? {}, collateral: options.collateralBalances ?? {} },
+    });
   }
   for (const account of accounts) {
     engine.openAccount(account.apiKey, account.funding ?? {});

@@ -1,6 +1,6 @@
 import type { Decimal } from '../../domain/decimal';
 import type { Balances } from '../../domain/market';
-import type { SimEngine } from '../../simulator/engine/sim-engine';
+import type { CollateralMode, SimEngine } from '../../simulator/engine/sim-engine';
 import type { BalanceView } from '../../execution/prepare-order';
 
 /**
@@ -12,7 +12,7 @@ import type { BalanceView } from '../../execution/prepare-order';
 export class AccountView implements BalanceView {
   private snapshot: Balances | undefined;
 
-  constructor(private readonly engine: SimEngine, private readonly apiKey: string) {}
+  constructor(private readonly engine: SimEngine, private readonly apiKey: string, private readonly collateral: CollateralMode = 'separate') {}
 
   touch(): void {
     this.snapshot = undefined;
@@ -30,12 +30,13 @@ export class AccountView implements BalanceView {
   }
 
   /**
-   * The executor's balance check reads the balance poller's snapshot of the TRADING wallet; the
-   * collateral wallet (OCOs) is not polled, so it is unknown there and the exchange checks it. The
-   * backtest answers the same way, so both take the same path (an OCO without collateral funds is
-   * rejected by the engine, not denied beforehand).
+   * The executor's balance check: the trading wallet for spot orders, the collateral wallet for an
+   * OCO's margin (the daemon polls both, so an unfunded collateral account denies the OCO before
+   * anything is sent). With `unified` collateral the OCO draws on the trading wallet in a way the
+   * check does not model, so it is left to the engine (undefined).
    */
   available(currency: string, wallet: 'trading' | 'collateral'): Decimal | undefined {
-    return wallet === 'trading' ? this.engine.tradingBalances(this.apiKey).get(currency)?.available : undefined;
+    if (wallet === 'trading') return this.engine.tradingBalances(this.apiKey).get(currency)?.available;
+    return this.collateral === 'separate' ? this.engine.collateralBalances(this.apiKey).get(currency)?.available : undefined;
   }
 }

@@ -5,6 +5,7 @@ import { BacktestInputError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import { RiskEngine } from '../../risk/risk-engine';
 import type { RiskLimits } from '../../risk/risk-limits';
+import type { FillModel } from '../../simulator/engine/fill-model';
 import { SimEngine, type CollateralMode } from '../../simulator/engine/sim-engine';
 import type { StampedIntent } from '../../strategy/intent-validation';
 import type { LoadedStrategy } from '../../strategy/prepare-strategy';
@@ -27,13 +28,20 @@ export interface ReplayInput {
   readonly strategies: readonly LoadedStrategy[];
   readonly markets: readonly ReplayMarket[];
   readonly dataInterval: Interval;
-  /** Starting trading balances (the collateral balance of OCOs gets a copy, as in the simulator). */
+  /** Starting trading (spot) balances. */
   readonly balances: Readonly<Record<string, Decimal>>;
+  /**
+   * Starting collateral balances, where OCOs hold their margin ('separate' mode). Empty when omitted:
+   * the collateral account is its own, funded explicitly (as by a transfer on the venue), never a copy.
+   */
+  readonly collateralBalances?: Readonly<Record<string, Decimal>> | undefined;
+  /** Partial fills and the OCO rule, as in the simulator (FILL-MODEL.md); default the real behaviour. */
+  readonly fillModel?: FillModel | undefined;
   readonly risk?: RiskLimits | undefined;
   /**
    * Which balance OCOs use, as in the simulator (FILL-MODEL.md "Collateral"): 'separate' (default,
-   * as live: margin in the money currency on the collateral copy; a sell exit becomes a short there
-   * and the spot stock stays) or 'unified' (OCO legs trade the trading balance like spot orders).
+   * as live: margin in the money currency on the collateral balance; a sell exit becomes a short
+   * there and the spot stock stays) or 'unified' (OCO legs trade the trading balance like spot orders).
    */
   readonly collateral?: CollateralMode | undefined;
 }
@@ -91,11 +99,14 @@ export class BacktestReplay {
         if (!infos.has(m)) throw new BacktestInputError(`strategy ${s.name} trades ${m} but no --data was given for it`, { field: 'data', market: m });
       }
     }
-    this.engine = new SimEngine({ clock: this.clock, markets: [...infos.values()], historyLimit: 1, collateral: input.collateral ?? 'separate' });
-    const trading: Record<string, Decimal> = { ...input.balances };
-    this.engine.openAccount(API_KEY, { trading });
+    const collateral = input.collateral ?? 'separate';
+    this.engine = new SimEngine({
+      clock: this.clock, markets: [...infos.values()], historyLimit: 1, collateral,
+      ...(input.fillModel === undefined ? {} : { fillModel: input.fillModel }),
+    });
+    this.engine.openAccount(API_KEY, { trading: { ...input.balances }, collateral: { ...input.collateralBalances } });
     const journal = new OrderJournal();
-    const account = new AccountView(this.engine, API_KEY);
+    const account = new AccountView(this.engine, API_KEY, collateral);
     const risk = new RiskEngine({ limits: input.risk ?? {}, clock: this.clock });
     const gate = new RiskGate(risk, {
       lastPrice: (m) => this.engine.lastPrice(m),

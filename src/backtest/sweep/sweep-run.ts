@@ -1,6 +1,6 @@
 import { Decimal } from '../../domain/decimal';
 import { loadBacktestData, runBacktest, type BacktestData, type StrategyCache } from '../run-backtest';
-import { parseIntervalOption, parseRiskLimits, textRecordToDecimal } from '../options';
+import { fillModelOption, parseIntervalOption, parseRiskLimits, textRecordToDecimal } from '../options';
 import type { BacktestMetrics } from '../report';
 import type { SweepJob, SweepRunResult, SweepSetup } from './sweep-types';
 
@@ -20,6 +20,8 @@ export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: Sw
       balances: textRecordToDecimal(setup.balances),
       risk: setup.risk === undefined ? undefined : parseRiskLimits(setup.risk),
       collateral: setup.collateral,
+      collateralBalances: setup.collateralBalances === undefined ? undefined : textRecordToDecimal(setup.collateralBalances),
+      fillModel: fillModelOption(setup.fill ?? {}),
     }, data, cache);
     return {
       index: job.index, params: job.params, metrics: flattenMetrics(outcome.result.metrics),

@@ -19,6 +19,10 @@ export interface SweepSetup {
   readonly baseParams: Readonly<Record<string, unknown>>;
   /** Which balance OCOs use (FILL-MODEL.md "Collateral"); default 'separate', as live. */
   readonly collateral?: 'separate' | 'unified' | undefined;
+  /** Starting collateral balances as decimal strings (empty when omitted). */
+  readonly collateralBalances?: Readonly<Record<string, string>> | undefined;
+  /** The fill model's settings as text (FillModelText); absent ones are the defaults. */
+  readonly fill?: { readonly volumeShare?: string | undefined; readonly ocoCancelOn?: string | undefined } | undefined;
 }
 
 export interface SweepJob {

@@ -7,20 +7,21 @@ const ZERO = new Decimal(0);
 
 /**
  * The balances of one API key: trading (spot: available + freeze), collateral (same shape, used by
- * the collateral OCO) and main (funding account, read only here). Every change goes through
- * freeze / spend / credit / release so that `available + freeze` always equals what the account owns.
+ * the collateral OCO; its own account, funded only by its funding or by a transfer) and main (the
+ * funding account). Every change goes through freeze / spend / credit / release / transfer so that
+ * `available + freeze` always equals what the account owns.
  */
 export class Ledger {
   private readonly wallets: Record<Wallet, Map<string, BalanceEntry>> = { trading: new Map(), collateral: new Map() };
   private readonly main = new Map<string, Decimal>();
 
   constructor(funding: AccountFunding, knownCurrencies: Iterable<string>) {
-    for (const currency of knownCurrencies) this.entry('trading', currency);
-    const trading = funding.trading ?? {};
-    for (const [currency, amount] of Object.entries(trading)) this.entry('trading', currency).available = toAmount(amount, currency);
-    for (const [currency, amount] of Object.entries(funding.collateral ?? trading)) {
-      this.entry('collateral', currency).available = toAmount(amount, currency);
+    for (const currency of knownCurrencies) {
+      this.entry('trading', currency);
+      this.entry('collateral', currency);
     }
+    for (const [currency, amount] of Object.entries(funding.trading ?? {})) this.entry('trading', currency).available = toAmount(amount, currency);
+    for (const [currency, amount] of Object.entries(funding.collateral ?? {})) this.entry('collateral', currency).available = toAmount(amount, currency);
     for (const [currency, amount] of Object.entries(funding.main ?? {})) this.main.set(currency, toAmount(amount, currency));
   }
 
@@ -83,7 +84,23 @@ export class Ledger {
     const entry = this.entry(wallet, currency);
     entry.available = entry.available.plus(amount);
   }
+
+  /** What `from` can give: the main balance, or the available (not frozen) part of a wallet. */
+  transferable(from: Account, currency: string): Decimal {
+    return from === 'main' ? (this.main.get(currency) ?? ZERO) : this.entry(from, currency).available;
+  }
+
+  /** Moves `amount` between two accounts; the caller checked `transferable` first. */
+  transfer(from: Account, to: Account, currency: string, amount: Decimal): void {
+    if (from === 'main') this.main.set(currency, (this.main.get(currency) ?? ZERO).minus(amount));
+    else this.debit(from, currency, amount);
+    if (to === 'main') this.main.set(currency, (this.main.get(currency) ?? ZERO).plus(amount));
+    else this.credit(to, currency, amount);
+  }
 }
+
+/** The three balances of an account: main (funding), trading (spot) and collateral. */
+export type Account = 'main' | Wallet;
 
 function toAmount(value: string | Decimal, currency: string): Decimal {
   return value instanceof Decimal ? value : parseDecimal(value, `balance ${currency}`);

@@ -5,8 +5,9 @@ import type { SimOrder } from './types';
 /**
  * Matching rules of the fill model (FILL-MODEL.md), as pure functions over orders and prices.
  *
- * Invariant kept by the engine: no resting order is marketable against the price the path has
- * reached, and no waiting stop has its condition met. So while the price moves from `current` to
+ * Invariant kept by the engine: no waiting stop has its condition met, and no resting order is
+ * marketable against the price the path has reached, except the rest of an order whose fills ran out
+ * of the candle's volume (it fills at the next candle's open, see crossedAtOpen). So while the price moves from `current` to
  * `target`, the only things that can happen are, in the order the price reaches their level:
  * - moving up: a resting SELL limit at or below the new price fills (maker, at its price);
  *              a waiting BUY stop (gte) at or below the new price triggers;
@@ -22,10 +23,11 @@ export interface PathEvent {
 /**
  * The first event on the way from `current` to `target`; ties go to the older order (lower id).
  * Every candidate lies between `current` and `target`, so the nearest is the lowest level on the
- * way up and the highest on the way down. Comparisons do not allocate (decimal-compare.ts): this
- * runs for every segment of every candle that reaches an order.
+ * way up and the highest on the way down. With `fillsAllowed` false (the candle's volume is used up)
+ * only triggers are looked for. Comparisons do not allocate (decimal-compare.ts): this runs for
+ * every segment of every candle that reaches an order.
  */
-export function nextPathEvent(orders: Iterable<SimOrder>, current: Decimal, target: Decimal): PathEvent | undefined {
+export function nextPathEvent(orders: Iterable<SimOrder>, current: Decimal, target: Decimal, fillsAllowed = true): PathEvent | undefined {
   const direction = compareDecimals(target, current);
   if (direction === 0 || Number.isNaN(direction)) return undefined;
   const up = direction > 0;
@@ -37,7 +39,7 @@ export function nextPathEvent(orders: Iterable<SimOrder>, current: Decimal, targ
     let kind: PathEvent['kind'];
     let level: Decimal;
     if (order.activated) {
-      if (order.side !== (up ? 'sell' : 'buy')) continue;
+      if (!fillsAllowed || order.side !== (up ? 'sell' : 'buy')) continue;
       kind = 'fill';
       level = order.price;
     } else {
@@ -57,6 +59,26 @@ export function nextPathEvent(orders: Iterable<SimOrder>, current: Decimal, targ
     }
   }
   return best === undefined || bestLevel === undefined ? undefined : { order: best, kind: bestKind, level: bestLevel };
+}
+
+/**
+ * The oldest order that the price jump to a candle's `open` has crossed (FILL-MODEL.md, "Gaps"): a
+ * waiting stop whose condition holds at the open (kind `trigger`), or a resting limit that is
+ * marketable at the open (kind `fill`, only while `fillsAllowed`): one the jump passed, or the rest
+ * of one whose earlier fills ran out of volume. Both act at the open, the first price that traded
+ * beyond them. The event's `level` is the open.
+ */
+export function crossedAtOpen(orders: Iterable<SimOrder>, open: Decimal, fillsAllowed: boolean): PathEvent | undefined {
+  for (const order of orders) {
+    if (order.status !== 'OPEN') continue;
+    if (order.activated) {
+      if (fillsAllowed && isMarketable(order.side, order.price, open)) return { order, kind: 'fill', level: open };
+    } else if (order.activationCondition !== undefined && order.activationPrice !== undefined
+      && conditionHolds(order.activationCondition, order.activationPrice, open)) {
+      return { order, kind: 'trigger', level: open };
+    }
+  }
+  return undefined;
 }
 
 /** Whether a limit order would trade at once against `lastPrice` (buy at or above it, sell at or below). */

@@ -2,6 +2,8 @@ import { Decimal } from '../../domain/decimal';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import type { Ledger } from './ledger';
 import { isMarketable } from './matching';
+import type { OcoCancelOn } from './fill-model';
+import type { Liquidity } from './liquidity';
 import type { OrderBook } from './order-book';
 import type { EngineEvent, SimDeal, SimOrder } from './types';
 
@@ -11,8 +13,10 @@ export type CancelReason = 'user' | 'oco' | 'kill_switch';
 
 /**
  * What happens to an order once the engine decided it: trigger (a stop becomes a limit, and fills at
- * once as taker if marketable at the trigger price), fill (balances move, deal recorded), cancel (funds
- * released), and the OCO rule (one leg filling or triggering cancels the other; legs share one reserve).
+ * once as taker if marketable at the trigger price), fill (as much as the liquidity allows: balances
+ * move, one deal recorded per fill), cancel (funds released, deals kept), and the OCO rule (a leg's
+ * first deal cancels the other leg, or with `ocoCancelOn: 'trigger'` already the stop's trigger;
+ * legs share one reserve).
  */
 export class OrderExecution {
   private nextDealId = 1;
@@ -22,23 +26,25 @@ export class OrderExecution {
     private readonly ledgerOf: (apiKey: string) => Ledger,
     private readonly marketOf: (name: MarketName) => MarketInfo,
     private readonly emit: (event: EngineEvent) => void,
+    private readonly ocoCancelOn: OcoCancelOn,
   ) {}
 
-  trigger(order: SimOrder, price: Decimal, time: number): void {
+  trigger(order: SimOrder, price: Decimal, time: number, liquidity: Liquidity): void {
     order.activated = true;
     order.activatedAt = time;
     order.updatedAt = time;
     this.book.levelsChanged(order.market);
     this.emit({ type: 'triggered', time, order });
-    // The stop-loss leg firing ends the take-profit leg.
-    this.cancelSibling(order, time);
-    if (isMarketable(order.side, order.price, price)) this.fill(order, price, 2, time);
+    if (this.ocoCancelOn === 'trigger') this.cancelSibling(order, time);
+    if (isMarketable(order.side, order.price, price)) this.fill(order, price, 2, time, liquidity);
   }
 
-  fill(order: SimOrder, price: Decimal, role: 1 | 2, time: number): void {
+  /** Fills what `liquidity` allows of the order's rest at `price`: one deal. Nothing when it allows nothing. */
+  fill(order: SimOrder, price: Decimal, role: 1 | 2, time: number, liquidity: Liquidity): void {
     const info = this.marketOf(order.market);
+    const amount = liquidity.take(order.left, info.stockPrec);
+    if (amount.isZero()) return;
     const ledger = this.ledgerOf(order.apiKey);
-    const amount = order.left;
     const money = amount.times(price);
     const fee = money.times(role === 1 ? order.makerFee : order.takerFee);
     if (order.side === 'buy') {
@@ -53,23 +59,27 @@ export class OrderExecution {
       ledger.debit(order.reserve.wallet, info.stock, amount);
       ledger.credit(order.reserve.wallet, info.money, money.minus(fee));
     }
-    order.left = ZERO;
-    // Fills are complete, so the deal totals are usually still zero: no addition needed.
+    const firstDeal = order.dealStock.isZero();
+    order.left = amount === order.left ? ZERO : order.left.minus(amount);
+    // A complete first fill (the common case) needs no addition.
     order.dealStock = addTo(order.dealStock, amount);
     order.dealMoney = addTo(order.dealMoney, money);
     order.dealFee = addTo(order.dealFee, fee);
-    order.status = 'FILLED';
     order.updatedAt = time;
-    order.finishedAt = time;
-    ledger.release(order.reserve);
-    this.book.finish(order);
+    if (order.left.isZero()) {
+      order.status = 'FILLED';
+      order.finishedAt = time;
+      ledger.release(order.reserve);
+      this.book.finish(order);
+    }
     const deal: SimDeal = {
       id: this.nextDealId++, orderId: order.id, clientOrderId: order.clientOrderId, apiKey: order.apiKey, market: order.market,
       side: order.side, role, time, amount, price, deal: money, fee, feeAsset: info.money,
     };
     this.book.recordDeal(deal);
     this.emit({ type: 'filled', time, order, deal });
-    this.cancelSibling(order, time);
+    // A leg executing ends the other one (the venue's OCO rule).
+    if (firstDeal) this.cancelSibling(order, time);
   }
 
   cancel(order: SimOrder, reason: CancelReason, time: number): void {

@@ -37,7 +37,30 @@ export function duplicateClientOrderId(): DuplicateClientOrderIdError {
   );
 }
 
-/** OCO-specific inner rejections (codes 150-153). */
-export function ocoRejected(venueCode: 150 | 151 | 152 | 153, field: string, text: string): ExchangeRejectedError {
+/**
+ * OCO-specific inner rejections, as the venue's OCO page lists them: 150 `price` "Can't place limit
+ * order.", 151 `activation_price` "Wrong activation price for stop loss.", 152 / 153 `price` "Not
+ * enough balance for stop limit order." / "... for limit order." (funds, hence InsufficientFundsError).
+ */
+export function ocoRejected(venueCode: 150 | 151, field: string, text: string): ExchangeRejectedError {
   return new ExchangeRejectedError(INNER, venueCode, { [field]: [text] }, 400);
+}
+
+export function ocoNotEnoughBalance(leg: 'stop_loss' | 'take_profit'): InsufficientFundsError {
+  return leg === 'stop_loss'
+    ? new InsufficientFundsError(INNER, 152, { price: ['Not enough balance for stop limit order.'] }, 400)
+    : new InsufficientFundsError(INNER, 153, { price: ['Not enough balance for limit order.'] }, 400);
+}
+
+/**
+ * `main-account/transfer` refusals, with the documentation's statuses (the reverse of the order
+ * endpoints'): request validation is HTTP 400 code 0 `Validation failed`, inner refusals HTTP 422
+ * `Inner validation failed` (code 3: not enough balance).
+ */
+export function transferInvalid(field: string, text: string): ExchangeValidationError {
+  return new ExchangeValidationError(VALIDATION, 0, { [field]: [text] } as FieldErrors, 400);
+}
+
+export function transferNotEnough(available: string, amount: string): InsufficientFundsError {
+  return new InsufficientFundsError(INNER, 3, { amount: [`You don't have such amount for transfer (available ${available}, in amount: ${amount})`] }, 422);
 }

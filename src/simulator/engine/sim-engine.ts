@@ -23,24 +23,27 @@
  * rejections.ts), carrying the venue code, field errors and HTTP status. Orders and OCO groups returned
  * are the engine's live objects: read them, never mutate them. See FILL-MODEL.md for the fill rules.
  */
-import type { Candle } from '../../domain/candle';
 import type { Clock } from '../../core/clock';
 import { Decimal } from '../../domain/decimal';
 import { AuthenticationError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
+import { CandleWalk, type EngineCandle, type MarketState } from './candle-walk';
 import { EngineEvents } from './engine-events';
+import { DEFAULT_FILL_MODEL, type FillModel } from './fill-model';
 import { KillSwitchTimers } from './kill-switch-timers';
 import { Ledger } from './ledger';
-import { compareDecimals, decimalAtLeast, decimalAtMost, productOf } from '../../domain/decimal-compare';
-import { conditionHolds, isMarketable, nextPathEvent } from './matching';
+import { compareDecimals, productOf } from '../../domain/decimal-compare';
+import { conditionHolds, isMarketable } from './matching';
 import { OrderExecution } from './order-execution';
 import { checkActivationPrice, checkLimitOrder } from './order-checks';
 import { OrderBook } from './order-book';
-import { candlePath } from './price-path';
-import { duplicateClientOrderId, marketNotAvailable, ocoRejected, orderNotFound, validationError } from './rejections';
+import {
+  duplicateClientOrderId, marketNotAvailable, ocoNotEnoughBalance, ocoRejected, orderNotFound, validationError,
+} from './rejections';
+import { checkTransfer } from './transfer-checks';
 import type {
   AccountFunding, EngineEvent, PlaceLimitInput, PlaceOcoInput, PlaceStopLimitInput, Reserve, SimDeal, SimKillSwitch,
-  SimOco, SimOrder, SimOrderRef, SimOrderType, Wallet,
+  SimOco, SimOrder, SimOrderRef, SimOrderType, TransferInput, Wallet,
 } from './types';
 
 export interface SimEngineOptions {
@@ -59,17 +62,11 @@ export interface SimEngineOptions {
    *   bought with spot orders). No such order exists on the live exchange: a modelling convenience.
    */
   readonly collateral?: CollateralMode;
+  /** Partial fills by volume and the OCO rule (fill-model.ts); default DEFAULT_FILL_MODEL, the real behaviour. */
+  readonly fillModel?: FillModel;
 }
 
 export type CollateralMode = 'separate' | 'unified';
-
-interface MarketState {
-  readonly info: MarketInfo;
-  /** Price used for marketability and activation checks. */
-  lastPrice: Decimal | undefined;
-  /** Where the last applied candle path ended; the next candle's path starts here. */
-  pathPrice: Decimal | undefined;
-}
 
 const ZERO = new Decimal(0);
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([]);
@@ -82,22 +79,27 @@ export class SimEngine {
   private readonly killSwitches = new KillSwitchTimers();
   private readonly events = new EngineEvents();
   private readonly execution: OrderExecution;
+  private readonly walk: CandleWalk;
   private nextOrderId = 1;
   private readonly holdFactors = new WeakMap<MarketInfo, Decimal>();
   private readonly collateralMode: CollateralMode;
+  readonly fillModel: FillModel;
 
   constructor(options: SimEngineOptions) {
     this.clock = options.clock;
     this.collateralMode = options.collateral ?? 'separate';
+    this.fillModel = options.fillModel ?? DEFAULT_FILL_MODEL;
     this.book = new OrderBook(options.historyLimit ?? 10_000);
-    this.execution = new OrderExecution(this.book, (k) => this.requireAccount(k), (m) => this.requireMarket(m).info, (e) => this.events.emit(e));
+    this.execution = new OrderExecution(this.book, (k) => this.requireAccount(k), (m) => this.requireMarket(m).info, (e) => this.events.emit(e),
+      this.fillModel.ocoCancelOn);
+    this.walk = new CandleWalk(this.book, this.execution, this.fillModel);
     for (const market of options.markets) this.addMarket(market);
   }
 
   // ---- setup ------------------------------------------------------------------------------------
 
   addMarket(info: MarketInfo): void {
-    this.marketStates.set(info.name, { info, lastPrice: undefined, pathPrice: undefined });
+    this.marketStates.set(info.name, { info, lastPrice: undefined, pathPrice: undefined, lastVolume: undefined, arrival: undefined });
   }
 
   markets(): MarketInfo[] {
@@ -137,55 +139,23 @@ export class SimEngine {
   // ---- the market moves -------------------------------------------------------------------------
 
   /**
-   * Applies one CLOSED candle of `market`: walks its price path (FILL-MODEL.md), triggering stops and
-   * filling resting orders in the order the path reaches them, then sets the last price to the close.
-   * Events are stamped with the candle's close time (`candle.time + intervalSeconds`).
+   * Applies one CLOSED candle of `market`: the jump from the previous price to its open, then its
+   * price path (FILL-MODEL.md), triggering stops and filling resting orders (up to the candle's share
+   * of volume) in the order the path reaches them; then the last price is the close. Events are
+   * stamped with the candle's close time (`candle.time + intervalSeconds`).
    */
-  applyCandle(market: MarketName, candle: Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close'>, intervalSeconds = 60): readonly EngineEvent[] {
+  applyCandle(market: MarketName, candle: EngineCandle, intervalSeconds = 60): readonly EngineEvent[] {
     const state = this.requireMarket(market);
+    let events = NO_EVENTS;
     // Fast exit, allocating nothing: no open order, or none whose level this candle's path can reach.
-    if (!this.book.hasOpenInMarket(market) || !this.pathCanReach(market, candle, state.pathPrice)) {
-      state.pathPrice = candle.close;
-      state.lastPrice = candle.close;
-      return NO_EVENTS;
+    if (this.book.hasOpenInMarket(market) && this.walk.canReach(market, candle, state.pathPrice)) {
+      events = this.events.collect(() => this.walk.walk(market, candle, candle.time + intervalSeconds));
     }
-    return this.walkPath(market, state, candle, candle.time + intervalSeconds);
-  }
-
-  /** The slow path of applyCandle, in its own method: its closure context is only allocated here. */
-  private walkPath(market: MarketName, state: MarketState, candle: Pick<Candle, 'open' | 'high' | 'low' | 'close'>, time: number): readonly EngineEvent[] {
-    return this.events.collect(() => {
-      const path = candlePath(candle, state.pathPrice);
-      let current = path[0] ?? candle.open;
-      for (let i = 1; i < path.length; i++) {
-        const target = path[i] as Decimal;
-        for (;;) {
-          // Read live (no copy): nothing changes while nextPathEvent scans, only after it returns.
-          const event = nextPathEvent(this.book.openInMarketLive(market), current, target);
-          if (event === undefined) break;
-          current = event.level;
-          if (event.kind === 'fill') this.execution.fill(event.order, event.level, 1, time);
-          else this.execution.trigger(event.order, event.level, time);
-        }
-        current = target;
-      }
-      state.pathPrice = candle.close;
-      state.lastPrice = candle.close;
-    });
-  }
-
-  /**
-   * Whether the path of `candle` (from `previous`, through open, high, low and close) reaches the lowest
-   * rising-side level or the highest falling-side level of the market's open orders. A conservative
-   * test: when it says no, walking the path would find no event.
-   */
-  private pathCanReach(market: MarketName, candle: Pick<Candle, 'open' | 'high' | 'low' | 'close'>, previous: Decimal | undefined): boolean {
-    const { up, down } = this.book.reach(market);
-    if (up !== undefined && (decimalAtMost(up, candle.high) || decimalAtMost(up, candle.open) || decimalAtMost(up, candle.close)
-      || (previous !== undefined && decimalAtMost(up, previous)))) return true;
-    if (down !== undefined && (decimalAtLeast(down, candle.low) || decimalAtLeast(down, candle.open) || decimalAtLeast(down, candle.close)
-      || (previous !== undefined && decimalAtLeast(down, previous)))) return true;
-    return false;
+    state.pathPrice = candle.close;
+    state.lastPrice = candle.close;
+    state.lastVolume = candle.volume;
+    state.arrival = undefined;
+    return events;
   }
 
   /** Fires kill-switch timers whose cancellation time has passed on the market clock. */
@@ -204,24 +174,30 @@ export class SimEngine {
 
   /** A plain limit order (`order/new`): trades at once as taker if marketable, else rests as maker. */
   placeLimit(apiKey: string, input: PlaceLimitInput): SimOrder {
-    const { info, lastPrice } = this.prepare(apiKey, input);
+    const state = this.prepare(apiKey, input);
+    const { info, lastPrice } = state;
     checkLimitOrder(info, input.amount, input.price);
     const reserve = this.reserveFor(apiKey, 'trading', info, input.side, input.amount, input.price);
     const order = this.newOrder(apiKey, input, 'limit', reserve, undefined, undefined);
-    if (lastPrice !== undefined && isMarketable(order.side, order.price, lastPrice)) this.execution.fill(order, lastPrice, 2, this.now());
+    if (lastPrice !== undefined && isMarketable(order.side, order.price, lastPrice)) {
+      this.execution.fill(order, lastPrice, 2, this.now(), this.walk.arrivalLiquidity(state));
+    }
     return order;
   }
 
   /** `order/stop_limit`: buy waits for price >= activation (gte), sell for price <= activation (lte). */
   placeStopLimit(apiKey: string, input: PlaceStopLimitInput): SimOrder {
-    const { info, lastPrice } = this.prepare(apiKey, input);
+    const state = this.prepare(apiKey, input);
+    const { info, lastPrice } = state;
     checkActivationPrice(info, input.activationPrice);
     checkLimitOrder(info, input.amount, input.price);
     const last = this.requireLastPrice(lastPrice, input.activationPrice);
     const reserve = this.reserveFor(apiKey, 'trading', info, input.side, input.amount, input.price);
     const condition = input.side === 'buy' ? 'gte' : 'lte';
     const order = this.newOrder(apiKey, input, 'stop limit', reserve, input.activationPrice, condition);
-    if (conditionHolds(condition, input.activationPrice, last)) this.execution.trigger(order, last, this.now());
+    if (conditionHolds(condition, input.activationPrice, last)) {
+      this.execution.trigger(order, last, this.now(), this.walk.arrivalLiquidity(state));
+    }
     return order;
   }
 
@@ -240,11 +216,12 @@ export class SimEngine {
     if (sell ? compareDecimals(input.activationPrice, last) > 0 : compareDecimals(input.activationPrice, last) < 0) {
       throw ocoRejected(151, 'activation_price', 'Wrong activation price for stop loss.');
     }
-    if (isMarketable(input.side, input.price, last)) throw ocoRejected(150, 'price', "Can't place limit order: it would execute at once.");
+    // The take-profit limit must rest: one that would trade at once is refused.
+    if (isMarketable(input.side, input.price, last)) throw ocoRejected(150, 'price', "Can't place limit order.");
     const worstPrice = compareDecimals(input.price, input.stopLimitPrice) >= 0 ? input.price : input.stopLimitPrice;
     const reserve = this.collateralMode === 'unified'
       ? this.reserveFor(apiKey, 'trading', info, input.side, input.amount, worstPrice)
-      : this.marginFor(apiKey, info, input.amount, worstPrice);
+      : this.marginFor(apiKey, info, input);
     const id = this.nextOrderId++;
     const stopLoss = this.newOrder(apiKey, { ...input, price: input.stopLimitPrice }, 'margin stop limit', reserve,
       input.activationPrice, sell ? 'lte' : 'gte', id);
@@ -294,6 +271,22 @@ export class SimEngine {
     return this.killSwitches.status(apiKey, market);
   }
 
+
+  // ---- balances ----------------------------------------------------------------------------------
+
+  /**
+   * `main-account/transfer`: moves `amount` of `ticker` between the main, spot (trading) and collateral
+   * balances, e.g. to fund the collateral account OCOs trade on. Refused as the venue refuses (code 0
+   * validation, code 3 not enough balance: only the available, unfrozen part can move).
+   */
+  transfer(apiKey: string, input: TransferInput): void {
+    const ledger = this.requireAccount(apiKey);
+    const known = this.markets().some((m) => m.stock === input.ticker || m.money === input.ticker);
+    const from = input.from === 'spot' ? 'trading' : input.from;
+    const to = input.to === 'spot' ? 'trading' : input.to;
+    checkTransfer(input, known, ledger.transferable(from, input.ticker));
+    ledger.transfer(from, to, input.ticker, input.amount);
+  }
 
   // ---- queries ------------------------------------------------------------------------------------
 
@@ -365,10 +358,19 @@ export class SimEngine {
 
   /**
    * Margin of a collateral OCO in 'separate' mode: amount x price x (1 + larger fee) of the MONEY
-   * currency from the collateral balance, for a sell as for a buy (1x: no leverage is modelled).
+   * currency from the collateral balance, for a sell as for a buy (1x: no leverage is modelled), held
+   * once for the more expensive leg. Each leg is checked as the venue does: the stop-loss leg first
+   * (code 152), then the take-profit leg (153).
    */
-  private marginFor(apiKey: string, info: MarketInfo, amount: Decimal, price: Decimal): Reserve {
-    return this.requireAccount(apiKey).freeze('collateral', info.money, productOf(amount, price).times(this.buyHoldFactor(info)));
+  private marginFor(apiKey: string, info: MarketInfo, input: PlaceOcoInput): Reserve {
+    const ledger = this.requireAccount(apiKey);
+    const factor = this.buyHoldFactor(info);
+    const stopLoss = productOf(input.amount, input.stopLimitPrice).times(factor);
+    const takeProfit = input.amount.times(input.price).times(factor);
+    const available = ledger.entry('collateral', info.money).available;
+    if (compareDecimals(available, stopLoss) < 0) throw ocoNotEnoughBalance('stop_loss');
+    if (compareDecimals(available, takeProfit) < 0) throw ocoNotEnoughBalance('take_profit');
+    return ledger.freeze('collateral', info.money, compareDecimals(stopLoss, takeProfit) >= 0 ? stopLoss : takeProfit);
   }
 
   /** 1 + max(maker fee, taker fee), per market info object (fees are fixed per market). */

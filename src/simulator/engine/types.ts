@@ -104,7 +104,10 @@ export interface BalanceEntry {
 /** Starting balances of one account; currencies not named start at zero. */
 export interface AccountFunding {
   readonly trading?: Readonly<Record<string, string | Decimal>>;
-  /** Defaults to a copy of `trading`, so collateral OCOs work out of the box. */
+  /**
+   * The collateral account, where OCOs hold their margin: its own balance, empty unless funded here
+   * or by a transfer (`SimEngine.transfer`), as on the venue. Never a copy of `trading`.
+   */
   readonly collateral?: Readonly<Record<string, string | Decimal>>;
   readonly main?: Readonly<Record<string, string | Decimal>>;
 }
@@ -126,6 +129,14 @@ export interface PlaceOcoInput extends PlaceLimitInput {
   readonly activationPrice: Decimal;
   /** Stop-loss limit price once triggered. */
   readonly stopLimitPrice: Decimal;
+}
+
+/** `main-account/transfer`: between the main (funding), spot (trading) and collateral balances. */
+export interface TransferInput {
+  readonly ticker: string;
+  readonly amount: Decimal;
+  readonly from: 'main' | 'spot' | 'collateral';
+  readonly to: 'main' | 'spot' | 'collateral';
 }
 
 /** Exactly one of the two. */

@@ -1,12 +1,14 @@
 import { Command } from 'commander';
 import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtest';
 import { backtestSpecOf, parseCollateral, registerBacktestCommand, type BacktestCliOptions } from '../../../src/cli/backtest-command';
+import { Decimal } from '../../../src/domain/decimal';
 import { BacktestInputError } from '../../../src/domain/errors';
 
 /** `tradebot backtest --collateral separate|unified` reaches BacktestSpec.collateral (default separate, as live). */
 describe('backtest --collateral', () => {
   const base: BacktestCliOptions = {
     strategy: 'rsi-reversion', data: [], balance: [], interval: '5m', params: '{"oversold":40}', out: 'unused', strategies: 'strategies', rankBy: 'netPnl',
+    collateralBalance: ['USDT=10000'],
   };
 
   test('option registered with default separate; values parsed; anything else refused', () => {
@@ -17,6 +19,17 @@ describe('backtest --collateral', () => {
     expect(parseCollateral(undefined)).toBe('separate');
     expect(parseCollateral('unified')).toBe('unified');
     expect(() => parseCollateral('shared')).toThrow(BacktestInputError);
+  });
+
+  test('--collateral-balance funds the collateral account (empty by default); the fill model options are checked', () => {
+    expect(backtestSpecOf(base).collateralBalances).toEqual({ USDT: new Decimal('10000') });
+    expect(backtestSpecOf({ ...base, collateralBalance: [] }).collateralBalances).toEqual({});
+    expect(() => backtestSpecOf({ ...base, collateralBalance: ['USDT:5'] })).toThrow('--collateral-balance expects CURRENCY=AMOUNT');
+    const spec = backtestSpecOf({ ...base, fillVolumeShare: 'off', ocoCancelOn: 'trigger' });
+    expect([spec.fillModel?.volumeShare, spec.fillModel?.ocoCancelOn]).toEqual([null, 'trigger']);
+    expect(backtestSpecOf(base).fillModel?.volumeShare?.toString()).toBe('0.1');
+    expect(() => backtestSpecOf({ ...base, fillVolumeShare: '2' })).toThrow(/--fill-volume-share must be a decimal share/);
+    expect(() => backtestSpecOf({ ...base, ocoCancelOn: 'never' })).toThrow(/--oco-cancel-on must be one of execution, trigger/);
   });
 
   test('the mode is passed to the run: unified OCO exits sell the spot BTC, separate keeps it', async () => {

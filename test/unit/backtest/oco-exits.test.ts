@@ -10,10 +10,14 @@ import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtes
 describe('rsi-reversion OCO exits in a backtest', () => {
   const d = (v: string): Decimal => new Decimal(v);
   const fixture = 'test/fixtures/backtest/btc_usdt-1m-binance-2021-09-29.csv';
-  const run = async (collateral?: 'separate' | 'unified') => {
+  const run = async (collateral?: 'separate' | 'unified', unfunded = false) => {
     const data = await loadBacktestData([{ market: 'BTC_USDT', file: fixture }]);
     // 5m candles and a mild oversold level so that a day of data has several round trips.
-    return runBacktest({ strategy: 'rsi-reversion', interval: '5m', params: { oversold: 40 }, balances: { USDT: d('10000') }, collateral }, data);
+    // The collateral account is funded explicitly (as by a transfer on the venue).
+    return runBacktest({
+      strategy: 'rsi-reversion', interval: '5m', params: { oversold: 40 }, balances: { USDT: d('10000') }, collateral,
+      collateralBalances: unfunded ? {} : { USDT: d('10000') },
+    }, data);
   };
 
   test.each([[undefined], ['unified' as const]])('collateral %s: OCO exits are placed and fill, none rejected for funds', async (mode) => {
@@ -26,6 +30,14 @@ describe('rsi-reversion OCO exits in a backtest', () => {
     expect(exitFills.length).toBeGreaterThan(0);
     const buys = replay.fills.filter((f) => f.side === 'buy');
     expect(buys.length).toBeGreaterThanOrEqual(exitFills.length);
+  });
+
+  test('separate with an unfunded collateral account: every OCO exit is denied before it is sent (rule balance)', async () => {
+    const { replay } = await run('separate', true);
+    const ocos = replay.orders.filter((o) => o.kind === 'oco');
+    expect(ocos.length).toBeGreaterThan(0);
+    expect(ocos.every((o) => o.outcome === 'denied' && o.rule === 'balance')).toBe(true);
+    expect(ocos[0]!.reason).toMatch(/USDT \(collateral\), 0 available/);
   });
 
   test('separate keeps the spot BTC (the exit is a short on the collateral account); unified sells it', async () => {

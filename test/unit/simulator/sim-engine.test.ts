@@ -1,6 +1,6 @@
 import { ManualClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
-import { ExchangeRejectedError } from '../../../src/domain/errors';
+import { ExchangeRejectedError, InsufficientFundsError } from '../../../src/domain/errors';
 import { SimEngine } from '../../../src/simulator/engine/sim-engine';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 
@@ -8,16 +8,17 @@ const D = (v: string) => new Decimal(v);
 const KEY = 'k1';
 const T0 = 1_700_000_000;
 
-function setup(funding = { USDT: '10000', BTC: '1' }) {
+function setup(funding = { USDT: '10000', BTC: '1' }, collateral = { USDT: '10000', BTC: '1' }) {
   const clock = new ManualClock(T0 * 1000);
   const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')] });
-  engine.openAccount(KEY, { trading: funding });
+  engine.openAccount(KEY, { trading: funding, collateral });
   engine.setLastPrice('BTC_USDT', D('100'));
   return { clock, engine };
 }
 
-function candle(time: number, o: string, h: string, l: string, c: string) {
-  return { time, open: D(o), high: D(h), low: D(l), close: D(c) };
+/** A candle with plenty of volume (1,000 BTC): its share covers every order of these tests at once. */
+function candle(time: number, o: string, h: string, l: string, c: string, volume = '1000') {
+  return { time, open: D(o), high: D(h), low: D(l), close: D(c), volume: D(volume) };
 }
 
 function bal(engine: SimEngine, currency: string) {
@@ -99,12 +100,12 @@ describe('OCO', () => {
     expect(engine.collateralBalances(KEY).get('USDT')!.available.toString()).toBe('10054.945');
   });
 
-  test('stop-loss triggers first when the low is nearer the open: take-profit leg cancelled', () => {
+  test('stop-loss triggers first when the low is nearer the open: take-profit leg cancelled by its execution', () => {
     const { engine } = setup();
     const group = oco(engine);
     const events = engine.applyCandle('BTC_USDT', candle(T0, '100', '111', '94', '105'));
     expect(events.map((e) => `${e.type}:${e.order.type}`)).toEqual([
-      'triggered:margin stop limit', 'canceled:margin limit', 'filled:margin stop limit',
+      'triggered:margin stop limit', 'filled:margin stop limit', 'canceled:margin limit',
     ]);
     expect(group.stopLoss.dealMoney.toString()).toBe('47.5'); // taker at the trigger price 95
     expect(engine.collateralBalances(KEY).get('BTC')!.freeze.toString()).toBe('0');
@@ -158,6 +159,7 @@ describe('funds, fees, cancel', () => {
 
   test('marketable limit fills at once as taker at the last price', () => {
     const { engine } = setup();
+    engine.applyCandle('BTC_USDT', candle(T0 - 60, '100', '100', '100', '100')); // a closed minute to take a share of
     const order = engine.placeLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: D('1'), price: D('150') });
     expect(order.status).toBe('FILLED');
     expect(order.dealMoney.toString()).toBe('100');
@@ -242,12 +244,13 @@ describe('more transitions', () => {
     expect(engine.setKillSwitch(KEY, 'BTC_USDT', null)).toBeNull();
   });
 
-  test('gap open: the path starts at the previous close, so a stop crossed by the gap triggers at its price', () => {
+  test('gap open: a stop-limit gapped through its limit triggers at the open and rests at its limit', () => {
     const { engine } = setup();
     const stop = engine.placeStopLimit(KEY, { market: 'BTC_USDT', side: 'sell', amount: D('0.1'), price: D('95'), activationPrice: D('97') });
+    // previous 100 -> open 93: nothing traded between, so the first price beyond 97 is 93, below the limit 95
     engine.applyCandle('BTC_USDT', candle(T0, '93', '94', '92', '93'));
-    expect(stop.status).toBe('FILLED');
-    expect(stop.dealMoney.toString()).toBe('9.7'); // taker at the trigger price
+    expect([stop.activated, stop.status, stop.activatedAt]).toEqual([true, 'OPEN', T0 + 60]);
+    expect(stop.dealStock.toString()).toBe('0');
   });
 
   test('history and deals stay bounded', () => {
@@ -269,8 +272,9 @@ describe('collateral modes: OCO exits of a spot position', () => {
   function spotLong(collateral?: 'separate' | 'unified') {
     const clock = new ManualClock(T * 1000);
     const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')], ...(collateral === undefined ? {} : { collateral }) });
-    engine.openAccount(KEY, { trading: { USDT: '1000' } });
+    engine.openAccount(KEY, { trading: { USDT: '1000' }, collateral: { USDT: '1000' } });
     engine.setLastPrice('BTC_USDT', D('100'));
+    engine.applyCandle('BTC_USDT', candle(T - 60, '100', '100', '100', '100')); // a closed minute to take a share of
     // Buy 1 BTC on spot with a stop-limit that triggers on arrival (last 100 >= 99): taker at 100.
     engine.placeStopLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: D('1'), price: D('101'), activationPrice: D('99') });
     expect(engine.tradingBalances(KEY).get('BTC')!.available.toString()).toBe('1');
@@ -279,6 +283,9 @@ describe('collateral modes: OCO exits of a spot position', () => {
     });
     return { engine, exit };
   }
+  const place = (engine: SimEngine) => rejection(() => engine.placeOco(KEY, {
+    market: 'BTC_USDT', side: 'sell', amount: D('0.1'), price: D('110'), activationPrice: D('95'), stopLimitPrice: D('94'),
+  }));
   const wallet = (engine: SimEngine, kind: 'trading' | 'collateral', currency: string) => {
     const e = (kind === 'trading' ? engine.tradingBalances(KEY) : engine.collateralBalances(KEY)).get(currency);
     return e === undefined ? ['0', '0'] : [e.available.toString(), e.freeze.toString()];
@@ -295,14 +302,29 @@ describe('collateral modes: OCO exits of a spot position', () => {
     expect(wallet(engine, 'trading', 'BTC')).toEqual(['1', '0']); // the spot long is untouched
   });
 
-  test('separate: without enough USDT on the collateral balance the OCO is rejected for funds', () => {
+  test('separate: without enough USDT on the collateral balance the OCO is rejected for funds, per leg (152 / 153)', () => {
     const clock = new ManualClock(T * 1000);
     const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')] });
     engine.openAccount(KEY, { trading: { USDT: '1000', BTC: '1' }, collateral: { USDT: '100' } });
     engine.setLastPrice('BTC_USDT', D('100'));
-    expect(rejection(() => engine.placeOco(KEY, {
-      market: 'BTC_USDT', side: 'sell', amount: D('1'), price: D('110'), activationPrice: D('95'), stopLimitPrice: D('94'),
-    })).venueCode).toBe(10);
+    const place = (stopLimitPrice: string) => rejection(() => engine.placeOco(KEY, {
+      market: 'BTC_USDT', side: 'sell', amount: D('1'), price: D('110'), activationPrice: D('95'), stopLimitPrice: D(stopLimitPrice),
+    }));
+    // the stop-loss leg (1 x 94 x 1.001) fits in 100 USDT, the take-profit leg (1 x 110 x 1.001) does not
+    expect(place('94')).toMatchObject({ venueCode: 153, httpStatus: 400, message: 'Inner validation failed', fieldErrors: { price: ['Not enough balance for limit order.'] } });
+    expect(place('94')).toBeInstanceOf(InsufficientFundsError);
+    // a sell stop-loss limit may sit above the trigger: 1 x 120 x 1.001 does not fit either, and is checked first
+    expect(place('120')).toMatchObject({ venueCode: 152, fieldErrors: { price: ['Not enough balance for stop limit order.'] } });
+    expect(engine.collateralBalances(KEY).get('USDT')!.freeze.toString()).toBe('0');
+  });
+
+  test('the collateral balance is its own account: empty unless funded, never a copy of the trading balance', () => {
+    const clock = new ManualClock(T * 1000);
+    const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')] });
+    engine.openAccount(KEY, { trading: { USDT: '1000', BTC: '1' } });
+    engine.setLastPrice('BTC_USDT', D('100'));
+    expect(wallet(engine, 'collateral', 'USDT')).toEqual(['0', '0']);
+    expect(place(engine).venueCode).toBe(152);
   });
 
   test('unified: the sell OCO holds and sells the BTC bought on spot; collateral untouched', () => {
