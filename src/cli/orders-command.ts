@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openAccountStore } from '../app/account-store';
 import { loadConfig } from '../config/load';
+import { Decimal } from '../domain/decimal';
 import { ConfigError } from '../domain/errors';
 import { isOrderStatus, LIVE_STATUSES } from '../domain/order-state';
 import type { OrderRecord } from '../store/order-store-port';
@@ -64,6 +65,22 @@ function withoutHistory(r: OrderRecord): Omit<OrderRecord, 'history'> {
   return rest;
 }
 
+/** `canceled` with some of the amount executed reads "canceled, partly filled" (a final partial fill). */
+function statusText(r: OrderRecord): string {
+  const filled = new Decimal(r.filledAmount);
+  if ((r.status === 'canceled' || r.status === 'cancel_pending') && filled.greaterThan(0) && filled.lessThan(r.amount)) {
+    return `${r.status}, partly filled`;
+  }
+  return r.status;
+}
+
+/** Average execution price (deal money / deal amount), 8 decimals at most; empty while nothing filled. */
+function averagePrice(r: OrderRecord): string {
+  const filled = new Decimal(r.filledAmount);
+  if (filled.isZero() || new Decimal(r.filledMoney).isZero()) return '';
+  return new Decimal(r.filledMoney).dividedBy(filled).toDecimalPlaces(8).toString();
+}
+
 const COLUMNS: readonly [string, (r: OrderRecord) => string][] = [
   ['created (UTC)', (r) => new Date(r.createdAtMs).toISOString().replace('T', ' ').slice(0, 19)],
   ['client order id', (r) => r.clientOrderId],
@@ -71,9 +88,11 @@ const COLUMNS: readonly [string, (r: OrderRecord) => string][] = [
   ['market', (r) => r.market],
   ['side', (r) => r.side],
   ['kind', (r) => r.kind],
-  ['status', (r) => r.status],
+  ['status', statusText],
   ['amount', (r) => r.amount],
   ['filled', (r) => r.filledAmount],
+  ['avg price', averagePrice],
+  ['fee', (r) => (r.fee === '0' ? '' : r.fee)],
   ['price', (r) => r.price],
   ['activation', (r) => r.activationPrice ?? ''],
   ['order id', (r) => (r.orderId === undefined ? '' : String(r.orderId))],

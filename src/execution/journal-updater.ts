@@ -23,13 +23,15 @@ export interface ApplyResult {
 export async function applyReport(
   store: OrderStore, events: ExecutionEvents, record: OrderRecord, report: OrderReport, ocoId?: number,
 ): Promise<ApplyResult> {
-  const { event, filledAmount } = outcomeOfReport(report);
+  const { event, filledAmount, filledMoney, fee } = outcomeOfReport(report);
   const target = TRANSITIONS[record.status][event];
   if (target === undefined) return { record, changed: false };
   const patch: { -readonly [K in keyof OrderPatch]: OrderPatch[K] } = {};
   if (record.orderId !== report.orderId) patch.orderId = report.orderId;
   if (ocoId !== undefined && record.ocoId !== ocoId) patch.ocoId = ocoId;
   if (record.filledAmount !== filledAmount) patch.filledAmount = filledAmount;
+  if (record.filledMoney !== filledMoney) patch.filledMoney = filledMoney;
+  if (record.fee !== fee) patch.fee = fee;
   if (target === record.status && Object.keys(patch).length === 0) return { record, changed: false };
   let updated: OrderRecord;
   try {

@@ -5,23 +5,28 @@ export interface ReportOutcome {
   readonly event: Extract<OrderEventType, 'accept' | 'trigger' | 'fill_partially' | 'fill' | 'cancel'>;
   /** Executed base amount, plain decimal string. */
   readonly filledAmount: string;
+  /** Executed money amount and fees so far (the venue's deal money and deal fee). */
+  readonly filledMoney: string;
+  readonly fee: string;
 }
 
 /**
  * What an exchange report means for the journal. The venue's status text is not trusted alone
  * (extra facts: `FILLED` shows up on freshly created resting orders in some examples, OCO legs say
- * `OPEN`): filled means nothing is left AND something traded; canceled is read from the status text
- * (`CANCELED`, `CANCELED_STP`, `AUTO_CANCELED_*`), since a canceled order keeps its `left`.
+ * `OPEN`): filled means nothing is left AND the whole amount traded; canceled is read from the status
+ * text (`CANCELED`, `CANCELED_STP`, `AUTO_CANCELED_*`), since a canceled order keeps its `left`.
+ * "The whole amount traded" is checked on the deal amount too: the venue's order history has no
+ * `left` at all, so a history row of an order partly filled, then cancelled must not read as filled.
  */
 export function outcomeOfReport(report: OrderReport): ReportOutcome {
-  const filledAmount = report.dealStock.toString();
+  const filled = { filledAmount: report.dealStock.toString(), filledMoney: report.dealMoney.toString(), fee: report.dealFee.toString() };
   const status = (report.status ?? '').toUpperCase();
   const traded = report.dealStock.greaterThan(0);
-  if (traded && report.left.lessThanOrEqualTo(0)) return { event: 'fill', filledAmount };
-  if (status.includes('CANCEL')) return { event: 'cancel', filledAmount };
-  if (traded) return { event: 'fill_partially', filledAmount };
-  if (report.activationPrice !== undefined && report.activated === true) return { event: 'trigger', filledAmount };
-  return { event: 'accept', filledAmount };
+  if (traded && report.left.lessThanOrEqualTo(0) && report.dealStock.greaterThanOrEqualTo(report.amount)) return { event: 'fill', ...filled };
+  if (status.includes('CANCEL')) return { event: 'cancel', ...filled };
+  if (traded) return { event: 'fill_partially', ...filled };
+  if (report.activationPrice !== undefined && report.activated === true) return { event: 'trigger', ...filled };
+  return { event: 'accept', ...filled };
 }
 
 /** True for a report of the stop-loss leg of an OCO (it has a trigger), false for the take-profit leg. */

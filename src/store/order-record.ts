@@ -39,6 +39,8 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
     price: money(input.price, 'price') as string,
     candleTime: String(input.candleTime),
     filledAmount: '0',
+    filledMoney: '0',
+    fee: '0',
     createdAtMs: String(nowMs),
     updatedAtMs: String(nowMs),
   };
@@ -56,6 +58,8 @@ export function patchFields(patch: OrderPatch, nowMs: number): RecordFields {
   if (patch.orderId !== undefined) fields['orderId'] = String(patch.orderId);
   if (patch.ocoId !== undefined) fields['ocoId'] = String(patch.ocoId);
   if (patch.filledAmount !== undefined) fields['filledAmount'] = money(patch.filledAmount, 'filledAmount') as string;
+  if (patch.filledMoney !== undefined) fields['filledMoney'] = money(patch.filledMoney, 'filledMoney') as string;
+  if (patch.fee !== undefined) fields['fee'] = money(patch.fee, 'fee') as string;
   if (patch.reason !== undefined) fields['reason'] = patch.reason;
   return fields;
 }
@@ -101,6 +105,9 @@ export function parseRecord(fields: RecordFields, history: readonly string[]): O
     orderId: optionalNumber(fields['orderId']),
     ocoId: optionalNumber(fields['ocoId']),
     filledAmount: fields['filledAmount'] ?? '0',
+    // Records journaled before these fields existed read as "0" (nothing known), like filledAmount.
+    filledMoney: fields['filledMoney'] ?? '0',
+    fee: fields['fee'] ?? '0',
     createdAtMs: Number(fields['createdAtMs']),
     updatedAtMs: Number(fields['updatedAtMs']),
     reason: fields['reason'],

@@ -63,6 +63,10 @@ export interface OrderRecord {
   readonly ocoId: number | undefined;
   /** Executed base amount ("0" until something fills). */
   readonly filledAmount: string;
+  /** Executed money (quote) amount, the venue's deal money: filledMoney / filledAmount is the average price. */
+  readonly filledMoney: string;
+  /** Fees paid so far (the venue's deal fee, in its fee currency, usually the money currency). */
+  readonly fee: string;
   readonly createdAtMs: number;
   readonly updatedAtMs: number;
   /** Last reason given (rejection text, cancel cause, ...). */
@@ -78,6 +82,8 @@ export interface OrderPatch {
   readonly orderId?: number;
   readonly ocoId?: number;
   readonly filledAmount?: Decimal | string;
+  readonly filledMoney?: Decimal | string;
+  readonly fee?: Decimal | string;
   readonly reason?: string;
 }
 

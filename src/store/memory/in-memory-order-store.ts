@@ -99,7 +99,7 @@ export class InMemoryOrderStore implements OrderStore {
     const to = nextStatus(from, event);
     const now = this.clock.nowMs();
     // patchFields normalises the patch exactly as the Redis adapter stores it (decimal strings).
-    const filled = patch.filledAmount === undefined ? undefined : patchFields(patch, now)['filledAmount'];
+    const patched = patchFields(patch, now);
     const history = prev.history.length >= this.historyMax
       ? [...prev.history.slice(prev.history.length - this.historyMax + 1), historyEntry(now, event, from, to, patch.reason)]
       : [...prev.history, historyEntry(now, event, from, to, patch.reason)];
@@ -108,7 +108,9 @@ export class InMemoryOrderStore implements OrderStore {
       status: to,
       orderId: patch.orderId ?? prev.orderId,
       ocoId: patch.ocoId ?? prev.ocoId,
-      filledAmount: filled ?? prev.filledAmount,
+      filledAmount: patched['filledAmount'] ?? prev.filledAmount,
+      filledMoney: patched['filledMoney'] ?? prev.filledMoney,
+      fee: patched['fee'] ?? prev.fee,
       reason: patch.reason ?? prev.reason,
       updatedAtMs: now,
       history,

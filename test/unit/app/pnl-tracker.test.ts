@@ -5,7 +5,7 @@ import type { OrderRecord } from '../../../src/store/order-store-port';
 function record(id: string, side: 'buy' | 'sell', price: string, filled: string): OrderRecord {
   return {
     clientOrderId: id, strategy: 's', market: 'BTC_USDT', side, kind: 'stop_limit', amount: '1', price, activationPrice: price,
-    stopLimitPrice: undefined, candleTime: 0, status: 'filled', orderId: 1, ocoId: undefined, filledAmount: filled,
+    stopLimitPrice: undefined, candleTime: 0, status: 'filled', orderId: 1, ocoId: undefined, filledAmount: filled, filledMoney: '0', fee: '0',
     createdAtMs: 0, updatedAtMs: 0, reason: undefined, fencingToken: undefined, history: [],
   };
 }

@@ -71,7 +71,15 @@ describe('exchange report -> journal event', () => {
     [{ dealStock: d('1'), left: d('0'), status: 'FILLED' }, 'fill'],
     [{ status: 'CANCELED' }, 'cancel'],
     [{ status: 'AUTO_CANCELED_REDUCE_ONLY', dealStock: d('0.2'), left: d('0.8') }, 'cancel'],
+    // A history row (no `left` on the venue: parsed as 0) of an order partly filled, then cancelled.
+    [{ status: 'CANCELED', dealStock: d('0.3'), left: d('0') }, 'cancel'],
+    [{ status: 'CANCELED', dealStock: d('1'), left: d('0') }, 'fill'], // the whole amount traded
   ] as const)('%o -> %s', (over, event) => {
     expect(outcomeOfReport({ ...base, ...over }).event).toBe(event);
+  });
+
+  test('the deal amounts go to the journal with the event', () => {
+    const partial = outcomeOfReport({ ...base, status: 'CANCELED', dealStock: d('0.3'), dealMoney: d('29.7'), dealFee: d('0.0297'), left: d('0') });
+    expect(partial).toEqual({ event: 'cancel', filledAmount: '0.3', filledMoney: '29.7', fee: '0.0297' });
   });
 });
