@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
+import { parseFillModel, type FillModel, type FillModelText } from '../simulator/engine/fill-model';
 import { startSimulatedExchange, type SimulatedExchange } from '../simulator/start-simulated-exchange';
 
 /**
@@ -56,6 +57,8 @@ export async function startPaperExchange(config: FrozenConfig, baseDir: string):
     apiKey: credentials.apiKey,
     apiSecret: credentials.apiSecret,
     balances: { ...paper.balances },
+    collateralBalances: { ...paper.collateral },
+    fillModel: paperFillModel(paper.fill),
     markets: markets.map((m) => ({ name: m.name, rows: m.rows })),
     start: paper.start ?? firstCandleTime,
     speed: 0,
@@ -72,4 +75,11 @@ export async function startPaperExchange(config: FrozenConfig, baseDir: string):
       sim.setSpeed(paper.speed);
     },
   };
+}
+
+/** `paper.fill` (validated by the config schema) as the engine's FillModel. */
+function paperFillModel(fill: FillModelText): FillModel {
+  const parsed = parseFillModel(fill);
+  if (!parsed.ok) throw new ConfigError(`paper.fill.${parsed.field}: ${parsed.reason}`, { path: `paper.fill.${parsed.field}` });
+  return parsed.model;
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
+import { parseFillModel } from '../simulator/engine/fill-model';
 import type { FaultSettings } from '../simulator/server/faults';
 import {
   startSimulatedExchange, type SimMarketOptions, type SimulatedExchangeOptions,
@@ -15,6 +16,9 @@ interface SimExchangeOptions {
   apiSecret?: string;
   market: string[];
   balance?: string;
+  collateralBalance?: string;
+  fillVolumeShare?: string;
+  ocoCancelOn?: string;
   speed: string;
   start?: string;
   seed: string;
@@ -43,6 +47,9 @@ export function registerSimExchangeCommand(program: Command): void {
     .option('--api-secret <secret>', 'its secret (or TRADEBOT_SIM_API_SECRET)')
     .option('--market <NAME[=path.csv]>', 'market to simulate, replaying a 1m candle CSV or a random walk; repeatable', collect, [])
     .option('--balance <list>', 'starting trading balances, e.g. USDT=10000,BTC=1')
+    .option('--collateral-balance <list>', 'starting collateral balances (OCO margin), e.g. USDT=5000; default none')
+    .option('--fill-volume-share <share>', "share of each candle's volume orders may fill, in (0, 1], or 'off' (default 0.1)")
+    .option('--oco-cancel-on <when>', "when an OCO leg cancels the other: 'execution' (default, as live) or 'trigger'")
     .option('--speed <n>', 'market seconds per real second (0 = frozen clock)', '60')
     .option('--start <unixSeconds>', 'market clock start (default: first candle, or now)')
     .option('--seed <n>', 'seed of random walks and faults', '1')
@@ -82,13 +89,15 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
     if (!MARKET_NAME.test(name)) throw new ConfigError(`--market: "${name}" is not a market name like BTC_USDT`, { path: 'market' });
     return csvPath === undefined || csvPath === '' ? { name } : { name, csvPath };
   });
-  const balances: Record<string, string> = {};
-  for (const part of (opts.balance ?? '').split(',').filter((p) => p !== '')) {
-    const [ticker, amount] = part.split('=', 2);
-    if (ticker === undefined || amount === undefined || !/^\d+(\.\d+)?$/.test(amount)) {
-      throw new ConfigError(`--balance: "${part}" should look like USDT=10000`, { path: 'balance' });
-    }
-    balances[ticker] = amount;
+  const balances = balanceList(opts.balance, 'balance');
+  const collateralBalances = balanceList(opts.collateralBalance, 'collateral-balance');
+  const fill = parseFillModel({
+    ...(opts.fillVolumeShare === undefined ? {} : { volumeShare: opts.fillVolumeShare }),
+    ...(opts.ocoCancelOn === undefined ? {} : { ocoCancelOn: opts.ocoCancelOn }),
+  });
+  if (!fill.ok) {
+    const flag = fill.field === 'volumeShare' ? 'fill-volume-share' : 'oco-cancel-on';
+    throw new ConfigError(`--${flag} ${fill.reason}`, { path: flag });
   }
   const faults: { -readonly [K in NumericFault]?: number } = {};
   const setFault = (key: NumericFault, value: string | undefined, max: number): void => {
@@ -105,7 +114,8 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
   return {
     port: number(opts.port, 'port', 65_535),
     host: opts.host,
-    ...(apiKey !== undefined && apiSecret !== undefined ? { apiKey, apiSecret, balances } : {}),
+    ...(apiKey !== undefined && apiSecret !== undefined ? { apiKey, apiSecret, balances, collateralBalances } : {}),
+    fillModel: fill.model,
     markets,
     speed: number(opts.speed, 'speed', 1_000_000),
     ...(opts.start === undefined ? {} : { start: number(opts.start, 'start', 99_999_999_999) }),
@@ -113,6 +123,19 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
     ...(opts.rateLimits ? {} : { rateLimits: false as const }),
     faults,
   };
+}
+
+/** `USDT=10000,BTC=1` -> { USDT: '10000', BTC: '1' }. */
+function balanceList(list: string | undefined, flag: string): Record<string, string> {
+  const balances: Record<string, string> = {};
+  for (const part of (list ?? '').split(',').filter((p) => p !== '')) {
+    const [ticker, amount] = part.split('=', 2);
+    if (ticker === undefined || amount === undefined || !/^\d+(\.\d+)?$/.test(amount)) {
+      throw new ConfigError(`--${flag}: "${part}" should look like USDT=10000`, { path: flag });
+    }
+    balances[ticker] = amount;
+  }
+  return balances;
 }
 
 function number(value: string, field: string, max: number): number {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
+import { OCO_CANCEL_ON, parseFillModel } from '../simulator/engine/fill-model';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -62,6 +63,24 @@ export const configSchema = z.strictObject({
       seed: z.number().int().default(1),
       markets: z.array(z.strictObject({ market, data: z.string().min(1) })).min(1),
       balances: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalString),
+      /**
+       * Starting balances of the collateral account, where OCOs hold their margin. Empty when omitted,
+       * as on the venue until a transfer funds it: never a copy of `balances`.
+       */
+      collateral: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalString).default({}),
+      /** The simulator's fill model (docs/simulator.md); the defaults are what real markets do. */
+      fill: z
+        .strictObject({
+          /** Share of each candle's volume orders may fill, in (0, 1], or "off" (complete fills). Default 0.1. */
+          volumeShare: z
+            .union([z.string(), z.number()])
+            .transform((v) => String(v).trim())
+            .refine((v) => parseFillModel({ volumeShare: v }).ok, { message: 'must be a share in (0, 1], e.g. 0.1, or "off"' })
+            .optional(),
+          /** When an OCO leg cancels the other: on its execution (as live) or already on the stop's trigger. */
+          ocoCancelOn: z.enum(OCO_CANCEL_ON).optional(),
+        })
+        .prefault({}),
     })
     .optional(),
   strategies: z

@@ -61,6 +61,22 @@ describe('config loading', () => {
     expectConfigError(() => parseConfig(raw2, {}), 'strategies.enabled.0.interval', /.+/);
   });
 
+  test('paper.collateral funds the collateral account (empty by default); paper.fill is checked', () => {
+    const plain = parseConfig(minimal(), {});
+    expect([plain.paper?.collateral, plain.paper?.fill]).toEqual([{}, {}]);
+    const shipped = loadConfig('config/paper.yaml', {});
+    expect([shipped.paper?.collateral, shipped.paper?.fill]).toEqual([{ USDT: '5000' }, { volumeShare: '0.1', ocoCancelOn: 'execution' }]);
+    const raw = minimal();
+    raw['paper'] = { ...(raw['paper'] as object), fill: { volumeShare: 1.5 } };
+    expectConfigError(() => parseConfig(raw, {}), 'paper.fill.volumeShare', /share in \(0, 1\]/);
+    const raw2 = minimal();
+    raw2['paper'] = { ...(raw2['paper'] as object), fill: { ocoCancelOn: 'fill' } };
+    expectConfigError(() => parseConfig(raw2, {}), 'paper.fill.ocoCancelOn', /.+/);
+    const raw3 = minimal();
+    raw3['paper'] = { ...(raw3['paper'] as object), fill: { volumeShare: 'off' }, collateral: { USDT: '1e3' } };
+    expectConfigError(() => parseConfig(raw3, {}), 'paper.collateral.USDT', /plain decimal/);
+  });
+
   test('secrets in the file are refused', () => {
     const raw = minimal();
     raw['exchange'] = { apiSecret: 'abc' };

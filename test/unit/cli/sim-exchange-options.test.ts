@@ -1,0 +1,20 @@
+import { parseSimOptions } from '../../../src/cli/sim-exchange-command';
+import { ConfigError } from '../../../src/domain/errors';
+
+const base = { port: '0', host: '127.0.0.1', apiKey: 'k', apiSecret: 's', market: [], speed: '0', seed: '1', rateLimits: true };
+
+describe('sim-exchange: collateral funding and fill model flags', () => {
+  test('the collateral account is funded only by --collateral-balance; the fill model defaults to the real behaviour', () => {
+    const plain = parseSimOptions({ ...base, balance: 'USDT=10000,BTC=1' }, {});
+    expect([plain.balances, plain.collateralBalances]).toEqual([{ USDT: '10000', BTC: '1' }, {}]);
+    expect([plain.fillModel?.volumeShare?.toString(), plain.fillModel?.ocoCancelOn]).toEqual(['0.1', 'execution']);
+    const funded = parseSimOptions({ ...base, collateralBalance: 'USDT=5000', fillVolumeShare: 'off', ocoCancelOn: 'trigger' }, {});
+    expect([funded.collateralBalances, funded.fillModel?.volumeShare, funded.fillModel?.ocoCancelOn]).toEqual([{ USDT: '5000' }, null, 'trigger']);
+  });
+
+  test('bad values name the flag', () => {
+    expect(() => parseSimOptions({ ...base, collateralBalance: 'USDT:5' }, {})).toThrow(new ConfigError('--collateral-balance: "USDT:5" should look like USDT=10000'));
+    expect(() => parseSimOptions({ ...base, fillVolumeShare: '0' }, {})).toThrow(/--fill-volume-share must be a decimal share/);
+    expect(() => parseSimOptions({ ...base, ocoCancelOn: 'fill' }, {})).toThrow(/--oco-cancel-on must be one of execution, trigger/);
+  });
+});
