@@ -10,6 +10,7 @@ import { BacktestReplay } from '../../../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy } from '../../../src/backtest/run-backtest';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
 import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
+import { parseFillModel } from '../../../src/simulator/engine/fill-model';
 import { paperRun } from './paper-run';
 
 // Real BTC/USDT 1m candles (with the source's 2-hour outage); both example strategies,
@@ -22,20 +23,33 @@ const key = (o: OrderLogEntry) => [o.time, o.strategy, o.kind, o.outcome, o.clie
 const fillKey = (f: { time: number; clientOrderId: string; side: string; price: Decimal; amount: Decimal }) =>
   [f.time, f.clientOrderId, f.side, f.price.toString(), f.amount.toString()].join(' ');
 
-test('a backtest and a paper run through the daemon Executor over HTTP on the same candles produce the same orders and fills', async () => {
+// The default fill model, and one whose tiny volume share (0.005 % of each candle) splits these small
+// orders into several deals: partial fills, and orders cancelled part-filled, take the same path.
+const DEFAULT_MODEL = parseFillModel({});
+const TINY_SHARE = parseFillModel({ volumeShare: '0.00005' });
+
+test.each([
+  ['the default fill model', DEFAULT_MODEL],
+  ['partial fills (volume share 0.00005)', TINY_SHARE],
+])('a backtest and a paper run through the daemon Executor over HTTP on the same candles produce the same orders and fills: %s', async (_name, parsed) => {
+  if (!parsed.ok) throw new Error(parsed.reason);
+  const fillModel = parsed.model;
   // About 30 hours, across the outage (keeps the HTTP run short).
   const rows = (await loadCsvRows(FIXTURE)).slice(0, 1800);
   const load = (name: string) => loadNamedStrategy({ strategy: name, interval: '5m', balances: {} }, ['BTC_USDT']);
   const strategies = [load('rsi-reversion'), load('sma-cross')];
   const balances = { USDT: '10000' };
+  // The collateral account (OCO margin) is funded explicitly on both sides, as by a transfer live.
+  const collateralBalances = { USDT: '3000' };
 
   const backtest = await new BacktestReplay({
     strategies, markets: [{ info: simMarketInfo('BTC_USDT'), candles: rows.map(rowToCandle) }], dataInterval: '1m',
-    balances: { USDT: new Decimal(balances.USDT) },
+    balances: { USDT: new Decimal(balances.USDT) }, collateralBalances: { USDT: new Decimal(collateralBalances.USDT) }, fillModel,
   }).run();
 
   const sim = await startSimulatedExchange({
-    apiKey: 'paper', apiSecret: 'paper-secret', balances, markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: rows[0]!.time, rateLimits: false,
+    apiKey: 'paper', apiSecret: 'paper-secret', balances, collateralBalances, markets: [{ name: 'BTC_USDT', rows }], speed: 0,
+    start: rows[0]!.time, rateLimits: false, fillModel,
   });
   try {
     const clock = new SystemClock();
@@ -55,6 +69,10 @@ test('a backtest and a paper run through the daemon Executor over HTTP on the sa
     const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     const backtestFills = backtest.fills.map((f) => fillKey(f)).sort(order);
     expect(backtestFills.length).toBeGreaterThan(5);
+    const dealsPerOrder = new Map<string, number>();
+    for (const f of backtest.fills) dealsPerOrder.set(f.clientOrderId, (dealsPerOrder.get(f.clientOrderId) ?? 0) + 1);
+    const split = [...dealsPerOrder.values()].filter((n) => n > 1).length;
+    if (fillModel.volumeShare !== null && fillModel.volumeShare.lessThan('0.001')) expect(split).toBeGreaterThan(3);
     expect(paper.fills.map(fillKey).sort(order)).toEqual(backtestFills);
 
     // The daemon's journal saw every outcome: nothing left unsettled, and the fills the
@@ -75,4 +93,4 @@ test('a backtest and a paper run through the daemon Executor over HTTP on the sa
   } finally {
     await sim.close();
   }
-}, 20_000);
+}, 30_000);

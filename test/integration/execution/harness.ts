@@ -36,7 +36,7 @@ export const ROWS: CsvCandleRow[] = [
 
 export function startSim(extra: SimulatedExchangeOptions = {}): Promise<SimulatedExchange> {
   return startSimulatedExchange({
-    apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '100' },
+    apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '100' }, collateralBalances: { USDT: '100000' },
     markets: [{ name: MARKET, rows: ROWS }], speed: 0, start: T0, rateLimits: false, ...extra,
   });
 }

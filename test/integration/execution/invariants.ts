@@ -8,7 +8,7 @@ export interface Comparison {
   readonly duplicates: string[];
   /** Exchange orders with a client order id the journal does not have. */
   readonly unknownToJournal: string[];
-  /** Journal records whose status does not match the exchange (cid: journal vs exchange). */
+  /** Journal records whose status or filled amount does not match the exchange (cid: journal vs exchange). */
   readonly mismatches: string[];
   /** Journal records still submitted/unknown/pending. */
   readonly unsettled: string[];
@@ -19,6 +19,7 @@ export interface Comparison {
 function expectedStatus(order: SimOrder): string {
   if (order.status === 'FILLED') return 'filled';
   if (order.status === 'CANCELED') return 'canceled';
+  if (!order.dealStock.isZero()) return 'partially_filled';
   if (order.activationPrice !== undefined && order.activated) return 'triggered';
   return 'open';
 }
@@ -59,6 +60,13 @@ export function compareJournalWithSim(records: readonly OrderRecord[], engine: S
     const exchange = leg === undefined ? 'absent' : expectedStatus(leg);
     const ok = record.status === 'rejected' ? exchange === 'absent' : exchange === record.status;
     if (!ok) mismatches.push(`${record.clientOrderId}: journal ${record.status} vs exchange ${exchange}`);
+    // Partly filled, then cancelled: the journal keeps exactly what executed (amount, money, fee).
+    if (leg !== undefined && record.filledAmount !== leg.dealStock.toString()) {
+      mismatches.push(`${record.clientOrderId}: journal filled ${record.filledAmount} vs exchange ${leg.dealStock.toString()}`);
+    }
+    if (leg !== undefined && (record.filledMoney !== leg.dealMoney.toString() || record.fee !== leg.dealFee.toString())) {
+      mismatches.push(`${record.clientOrderId}: journal money/fee ${record.filledMoney}/${record.fee} vs exchange ${leg.dealMoney.toString()}/${leg.dealFee.toString()}`);
+    }
     if (leg !== undefined && record.orderId !== undefined && record.orderId !== leg.id) mismatches.push(`${record.clientOrderId}: order id ${record.orderId} vs ${leg.id}`);
   }
   return { duplicates, unknownToJournal, mismatches, unsettled, placed: byCid.size };

@@ -1,3 +1,4 @@
+import { deriveClientOrderId } from '../../../src/core/client-order-id';
 import { Decimal } from '../../../src/domain/decimal';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';
@@ -57,3 +58,57 @@ test('answers lost, timeouts and 5xx on order creation: zero duplicates, zero lo
   expect(cmp.placed).toBeGreaterThan(0);
   expect(r.events.ofType('OrderSettled').length).toBeGreaterThan(0);
 });
+
+test('with partial fills: lost answers on orders and cancels, orders filling over several candles, some cancelled part-filled; the journal ends exactly as the exchange', async () => {
+  // The harness candles trade 2 BTC a minute: the default 10 % share lets 0.2 BTC a minute fill, shared by all
+  // orders, so these 0.5 BTC orders fill over several candles.
+  sim.faults.configure({ seed: 11, lostAnswerRate: 0.3, timeoutRate: 0.1, error5xxRate: 0.1, timeoutHoldMs: 1200, endpoints: ['stopLimit', 'collateralOco', 'cancelOrder', 'cancelOco'] });
+  const big = new Decimal('0.5');
+  const stops = Array.from({ length: 6 }, (_, i) => stopLimit('alpha', T0 + i * 60, { amount: big, price: new Decimal('105.5'), activationPrice: new Decimal(105 + i / 10) }));
+  const ocos = Array.from({ length: 2 }, (_, i) => ({ ...oco('beta', T0 + i * 60), intent: { ...oco('beta', T0 + i * 60).intent, amount: big } }));
+  await Promise.all([...stops, ...ocos].map((i) => r.execution.executor.submit(i)));
+
+  // Three minutes: up through the stops (triggered, the first fills 0.2), then down (their rest fills at the opens).
+  for (const minute of [1, 2, 3]) {
+    sim.advanceTo(T0 + minute * 60 + 60);
+    await settle();
+  }
+  const partly = sim.engine.activeOrders(API_KEY).filter((o) => !o.dealStock.isZero());
+  expect(partly.length).toBeGreaterThan(0);
+  // Cancel every stop-limit still open (part-filled or not), answers lost now and then; replay the cancels.
+  const cancels = stops.map((s) => ({ ...s, intent: { kind: 'cancel' as const, market: MARKET, clientOrderId: sentId(s) } }));
+  await Promise.all(cancels.map((c) => r.execution.executor.submit(c).catch(() => undefined)));
+  await settle();
+  await Promise.all(cancels.map((c) => r.execution.executor.submit(c).catch(() => undefined)));
+  sim.faults.reset();
+  for (const minute of [4, 5]) {
+    sim.advanceTo(T0 + minute * 60 + 60);
+    await settle();
+  }
+
+  const records = await r.store.listAll(1000);
+  const cmp = compareJournalWithSim(records, sim.engine, API_KEY);
+  expect(cmp.duplicates).toEqual([]);
+  expect(cmp.unknownToJournal).toEqual([]);
+  expect(cmp.unsettled).toEqual([]);
+  expect(cmp.mismatches).toEqual([]);
+  const partCanceled = records.filter((rec) => rec.status === 'canceled' && rec.filledAmount !== '0' && rec.filledAmount !== rec.amount);
+  expect(partCanceled.length).toBeGreaterThan(0);
+  expect(sim.engine.deals(API_KEY).length).toBeGreaterThan(records.filter((rec) => rec.filledAmount !== '0').length); // several deals per order
+}, 30_000);
+
+/** The client order id an intent was sent with (as journaled). */
+function sentId(stamped: ReturnType<typeof stopLimit>): string {
+  return deriveClientOrderId({ strategy: stamped.strategy, market: MARKET, candleTime: stamped.candleTime, tag: undefined, leg: 'o' });
+}
+
+/** Waits out the in-flight window, then settles and reconciles until nothing is waiting. */
+async function settle(): Promise<void> {
+  await sleep(800 + 500);
+  for (let i = 0; i < 20; i++) {
+    const counts = await r.execution.settler.settleAll();
+    if (counts.waiting === 0) break;
+    await sleep(200);
+  }
+  await r.execution.reconciler.runOnce();
+}

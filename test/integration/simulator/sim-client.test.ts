@@ -18,14 +18,15 @@ const rows: CsvCandleRow[] = [
   ['104', '105', '96', '97'], // T0+120
   ['97', '98', '90', '92'], // T0+180
   ['92', '93', '91', '92.5'], // T0+240
-].map(([open, high, low, close], i) => ({ time: T0 + i * 60, open: open!, high: high!, low: low!, close: close!, volume: '2' }));
+// Volume 20 BTC a minute: its 10 % share fills every order of these tests in one candle.
+].map(([open, high, low, close], i) => ({ time: T0 + i * 60, open: open!, high: high!, low: low!, close: close!, volume: '20' }));
 
 let sim: SimulatedExchange;
 let client: HttpExchangeClient;
 
 beforeEach(async () => {
   sim = await startSimulatedExchange({
-    apiKey: 'key-1', apiSecret: 'secret-1', balances: { USDT: '10000', BTC: '1' },
+    apiKey: 'key-1', apiSecret: 'secret-1', balances: { USDT: '10000', BTC: '1' }, collateralBalances: { USDT: '1000' },
     markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: T0, rateLimits: false,
   });
   const clock = new SystemClock();
@@ -82,7 +83,7 @@ test('stop-limit: created, activated by the candle path, filled; balances and hi
   expect(after['USDT']!.available.toString()).toBe('9947.4475'); // 10000 - 52.5 - 0.0525 fee
 });
 
-test('OCO over HTTP: both list paths, the stop-loss triggers and cancels the take-profit', async () => {
+test('OCO over HTTP: both list paths, the stop-loss executes and cancels the take-profit', async () => {
   const oco = await client.placeOco({
     market: 'BTC_USDT', side: 'sell', amount: '0.5', price: '110', activationPrice: '95', stopLimitPrice: '94', clientOrderId: 'oco-1',
   });
