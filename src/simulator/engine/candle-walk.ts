@@ -1,5 +1,5 @@
 import type { Candle } from '../../domain/candle';
-import { Decimal } from '../../domain/decimal';
+import type { Decimal } from '../../domain/decimal';
 import { decimalAtLeast, decimalAtMost } from '../../domain/decimal-compare';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import type { FillModel } from './fill-model';
@@ -8,8 +8,6 @@ import { crossedAtOpen, nextPathEvent, type PathEvent } from './matching';
 import type { OrderBook } from './order-book';
 import type { OrderExecution } from './order-execution';
 import { candlePath } from './price-path';
-
-const ZERO = new Decimal(0);
 
 /** What the engine applies: a closed 1m candle with its traded volume (stock currency). */
 export type EngineCandle = Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close' | 'volume'>;
@@ -45,7 +43,7 @@ export class CandleWalk {
   arrivalLiquidity(state: MarketState): Liquidity {
     if (this.model.volumeShare === null) return Liquidity.unlimited();
     // Before the first candle there is no volume to take a share of: arriving orders wait for one.
-    state.arrival ??= state.lastVolume === undefined ? new Liquidity(ZERO) : Liquidity.ofVolume(state.lastVolume, this.model.volumeShare);
+    state.arrival ??= state.lastVolume === undefined ? Liquidity.none() : Liquidity.ofVolume(state.lastVolume, this.model.volumeShare);
     return state.arrival;
   }
 

@@ -146,16 +146,20 @@ export class SimEngine {
    */
   applyCandle(market: MarketName, candle: EngineCandle, intervalSeconds = 60): readonly EngineEvent[] {
     const state = this.requireMarket(market);
-    let events = NO_EVENTS;
     // Fast exit, allocating nothing: no open order, or none whose level this candle's path can reach.
-    if (this.book.hasOpenInMarket(market) && this.walk.canReach(market, candle, state.pathPrice)) {
-      events = this.events.collect(() => this.walk.walk(market, candle, candle.time + intervalSeconds));
-    }
+    const events = this.book.hasOpenInMarket(market) && this.walk.canReach(market, candle, state.pathPrice)
+      ? this.walkCandle(market, candle, candle.time + intervalSeconds)
+      : NO_EVENTS;
     state.pathPrice = candle.close;
     state.lastPrice = candle.close;
     state.lastVolume = candle.volume;
     state.arrival = undefined;
     return events;
+  }
+
+  /** The slow path of applyCandle, in its own method: its closure context is only allocated here. */
+  private walkCandle(market: MarketName, candle: EngineCandle, time: number): readonly EngineEvent[] {
+    return this.events.collect(() => this.walk.walk(market, candle, time));
   }
 
   /** Fires kill-switch timers whose cancellation time has passed on the market clock. */
