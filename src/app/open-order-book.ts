@@ -1,6 +1,7 @@
 import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import { LIVE_STATUSES } from '../domain/order-state';
+import { exchangeClientOrderId, siblingLegId } from '../execution/oco-ids';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import type { OpenOrderView } from '../strategy/open-order';
 
@@ -20,8 +21,11 @@ export class OpenOrderBook {
     const live = await this.store.listLive();
     const next = new Map<MarketName, OpenOrderView[]>();
     const counts = new Map<string, { strategy: string; market: MarketName; count: number }>();
+    const liveIds = new Set(live.map((r) => r.clientOrderId));
     for (const record of live) {
-      if (record.kind === 'oco_tp') continue; // the OCO is represented by its stop-loss leg
+      // An OCO is represented by its stop-loss leg; once that leg ended (cancelled by the take-profit
+      // executing in parts), by the take-profit leg still filling.
+      if (record.kind === 'oco_tp' && liveIds.has(siblingLegId(record) as string)) continue;
       const view = toView(record);
       const list = next.get(record.market);
       if (list === undefined) next.set(record.market, [view]);
@@ -67,7 +71,8 @@ export class OpenOrderBook {
 function toView(r: OrderRecord): OpenOrderView {
   const amount = new Decimal(r.amount).minus(r.filledAmount);
   return {
-    clientOrderId: r.clientOrderId,
+    // An OCO's view is named by the id sent to the exchange (its stop-loss leg's), whichever leg carries it.
+    clientOrderId: exchangeClientOrderId(r),
     strategy: r.strategy,
     market: r.market,
     side: r.side,

@@ -143,15 +143,18 @@ export class Executor {
     if (record === undefined || record.strategy !== strategy || record.market !== intent.market) {
       return deny('cancel_unknown', `no order ${intent.clientOrderId} of ${strategy} on ${intent.market} in the journal`);
     }
-    if (FINAL_STATUSES.has(record.status)) return { outcome: 'existing', records: [record] };
-    if (record.status === 'submitted' || record.status === 'unknown' || record.status === 'pending') {
-      return deny('cancel_unsettled', `order ${record.clientOrderId} is ${record.status}: cancel once its outcome is known`);
-    }
-    const lease = this.deps.leases.leaseFor(strategy, intent.market);
-    if (lease === undefined) return deny('lease', `this replica does not hold the lease of ${strategy} on ${intent.market}`);
+    // An OCO is cancelled as a whole: its stop-loss leg may have ended (cancelled by the take-profit
+    // executing) while the take-profit still fills in parts.
     const siblingId = siblingLegId(record);
     const sibling = siblingId === undefined ? undefined : await this.deps.store.get(siblingId);
     const records = sibling === undefined ? [record] : [record, sibling];
+    if (records.every((r) => FINAL_STATUSES.has(r.status))) return { outcome: 'existing', records };
+    const unsettled = records.find((r) => r.status === 'submitted' || r.status === 'unknown' || r.status === 'pending');
+    if (unsettled !== undefined) {
+      return deny('cancel_unsettled', `order ${unsettled.clientOrderId} is ${unsettled.status}: cancel once its outcome is known`);
+    }
+    const lease = this.deps.leases.leaseFor(strategy, intent.market);
+    if (lease === undefined) return deny('lease', `this replica does not hold the lease of ${strategy} on ${intent.market}`);
     return this.deps.inFlight.track(records.map((r) => r.clientOrderId), async () => {
       try {
         const result = await this.canceler.cancel(records, lease);

@@ -1,10 +1,13 @@
+import type { Decimal } from '../../domain/decimal';
+import { compareDecimals } from '../../domain/decimal-compare';
 import type { MarketName } from '../../domain/market';
 import type { SimOco, SimOrder } from '../../simulator/engine/types';
 import type { OpenOrderView } from '../../strategy/open-order';
 
 /** One order (or OCO pair) the backtest placed, keyed by the client order id it was sent with. */
 interface Entry {
-  readonly view: OpenOrderView;
+  /** Replaced when a partial fill changes the amount still open. */
+  view: OpenOrderView;
   /** The engine's live objects (read only): their status says whether the order is still open. */
   readonly order: SimOrder | undefined;
   readonly oco: SimOco | undefined;
@@ -47,11 +50,20 @@ export class OrderJournal {
     return this.all.get(clientOrderId)?.view.kind;
   }
 
-  /** Re-reads the engine state of one order after an engine event; drops it from the open set once finished. */
+  /**
+   * Re-reads the engine state of one order after an engine event: drops it from the open set once
+   * finished; after a partial fill its view shows the amount still open (as the daemon's book does).
+   */
   refresh(clientOrderId: string): void {
     const entry = this.open.get(clientOrderId);
-    if (entry === undefined || isOpen(entry)) return;
-    this.open.delete(clientOrderId);
+    if (entry === undefined) return;
+    if (isOpen(entry)) {
+      const left = openAmount(entry);
+      if (compareDecimals(left, entry.view.amount) === 0) return;
+      entry.view = Object.freeze({ ...entry.view, amount: left });
+    } else {
+      this.open.delete(clientOrderId);
+    }
     this.invalidate();
   }
 
@@ -97,6 +109,13 @@ export class OrderJournal {
     for (const markets of this.byStrategy.values()) markets.clear();
     this.byMarket.clear();
   }
+}
+
+/** What is still open: the order's rest; of an OCO, the rest of the leg that can still execute (the stop-loss while it rests). */
+function openAmount(entry: Entry): Decimal {
+  if (entry.order !== undefined) return entry.order.left;
+  const oco = entry.oco as SimOco;
+  return oco.stopLoss.status === 'OPEN' ? oco.stopLoss.left : oco.takeProfit.left;
 }
 
 function isOpen(entry: Entry): boolean {

@@ -1,5 +1,6 @@
 import { Decimal } from '../../../src/domain/decimal';
 import { NotReadyError } from '../../../src/domain/errors';
+import { OpenOrderBook } from '../../../src/app/open-order-book';
 import type { PreTradeRisk } from '../../../src/execution/risk-port';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';
@@ -74,6 +75,29 @@ test('OCO: both legs journaled under one exchange id; the stop leg fills, the ta
   await r.execution.reconciler.runOnce();
   expect((await r.store.get(legs[0]!.clientOrderId))?.status).toBe('filled');
   expect((await r.store.get(legs[1]!.clientOrderId))?.status).toBe('canceled');
+});
+
+test('partial fills: an OCO take-profit executing in parts cancels the stop-loss; the book shows its rest under the OCO id; a cancel ends it part-filled', async () => {
+  await r.execution.reconciler.runOnce();
+  // Sell 0.5 with the take-profit at 105: the next candle rises to 106 but trades 2 BTC, so 10 % = 0.2 fills.
+  const pair = await r.execution.executor.submit({ ...oco('beta', T0), intent: { ...oco('beta', T0).intent, amount: new Decimal('0.5'), price: new Decimal('105') } });
+  const [slId, tpId] = (pair as { records: readonly { clientOrderId: string }[] }).records.map((x) => x.clientOrderId) as [string, string];
+  sim.advanceTo(T0 + 120);
+  await r.execution.reconciler.runOnce();
+  expect(await r.store.get(slId)).toMatchObject({ status: 'canceled', filledAmount: '0' });
+  expect(await r.store.get(tpId)).toMatchObject({ status: 'partially_filled', filledAmount: '0.2', filledMoney: '21', fee: '0.021' });
+  const book = new OpenOrderBook(r.store);
+  await book.refresh();
+  expect(book.of('beta', MARKET).map((v) => [v.clientOrderId, v.kind, v.amount.toString()])).toEqual([[slId, 'oco', '0.3']]);
+
+  const canceled = await r.execution.executor.submit({ strategy: 'beta', interval: '1m', candleTime: T0 + 60, intent: { kind: 'cancel', market: MARKET, clientOrderId: slId } });
+  expect(canceled.outcome).toBe('canceled');
+  expect(sim.engine.activeOcos(API_KEY)).toHaveLength(0);
+  expect(await r.store.get(tpId)).toMatchObject({ status: 'canceled', filledAmount: '0.2' });
+  const tp = sim.engine.orderHistory(API_KEY).find((o) => o.type === 'margin limit')!;
+  expect([tp.status, tp.dealStock.toString(), tp.left.toString()]).toEqual(['CANCELED', '0.2', '0.3']);
+  await book.refresh();
+  expect(book.of('beta', MARKET)).toEqual([]);
 });
 
 test('cancel: stop-limit and OCO are canceled at the exchange and in the journal', async () => {
