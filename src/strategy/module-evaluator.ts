@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -5,8 +6,8 @@ import * as path from 'node:path';
 /**
  * Runs a strategy file (TypeScript or JavaScript) as a CommonJS module without a build step.
  *
- * The file is transpiled with typescript's `transpileModule` (types are erased, not checked: `npm
- * run typecheck` checks the repo's strategies) and evaluated with its own `require`, which:
+ * The file is transpiled with sucrase (types are erased, not checked: `npm run typecheck` checks the
+ * repo's strategies; ESM import/export become CommonJS) and evaluated with its own `require`, which:
  * - maps the SDK, `tradebot/strategy`, to the copy of src/strategy/strategy that is RUNNING
  *   (`src/*.ts` under ts-jest, `dist/src/*.js` after `npm run build`), wherever the module lives:
  *   a strategy shares the host's module instances (one Decimal class, one zod);
@@ -18,7 +19,7 @@ import * as path from 'node:path';
  * - resolves packages (`technicalindicators`, `decimal.js`, `zod`) from the project first, then
  *   from the strategy's own directory.
  * The refusal makes a mistake obvious; it is not the security boundary: the daemon runs strategies
- * in sandboxed guest processes (src/strategy/guest) that hold nothing worth reaching.
+ * in sandboxed guest processes that hold nothing worth reaching.
  */
 
 /** The folder holding the running project sources: `<repo>/src` or `<repo>/dist/src`. */
@@ -38,7 +39,11 @@ type ModuleRecord = { exports: unknown };
 
 export class ModuleEvaluator {
   private readonly cache = new Map<string, ModuleRecord>();
-  private ts: typeof import('typescript') | undefined;
+  /** SHA-256 of the source of every file evaluated. */
+  private readonly hashes = new Map<string, string>();
+  /** The local files (not packages, not the project's sources) each file imported. */
+  private readonly imports = new Map<string, Set<string>>();
+  private sucrase: typeof import('sucrase') | undefined;
 
   /** Evaluates `file` and returns its `module.exports`. Throws whatever loading or evaluation throws. */
   load(file: string): unknown {
@@ -49,7 +54,9 @@ export class ModuleEvaluator {
     // Cached before running so an import cycle between helper files sees partial exports, as in Node.
     this.cache.set(abs, record);
     try {
-      const code = this.transpile(abs, readFileSync(abs, 'utf8'));
+      const source = readFileSync(abs, 'utf8');
+      this.hashes.set(abs, sha256(source));
+      const code = this.transpile(abs, source);
       const wrapper = new Function('exports', 'require', 'module', '__filename', '__dirname', `${code}\n//# sourceURL=${abs}`);
       wrapper.call(record.exports, record.exports, this.requireFor(abs), record, abs, path.dirname(abs));
     } catch (err) {
@@ -59,24 +66,35 @@ export class ModuleEvaluator {
     return record.exports;
   }
 
+  /**
+   * `file` and every local file it imports (directly or not), with the SHA-256 of their source, `file`
+   * first: what the strategy's behaviour depends on besides the project itself (a backtest report
+   * shows it as the strategy's version). Empty when `file` was not loaded by this evaluator.
+   */
+  sourcesOf(file: string): { file: string; sha256: string }[] {
+    const out: { file: string; sha256: string }[] = [];
+    const visit = (f: string): void => {
+      const sha256 = this.hashes.get(f);
+      if (sha256 === undefined || out.some((o) => o.file === f)) return;
+      out.push({ file: f, sha256 });
+      for (const dep of this.imports.get(f) ?? []) visit(dep);
+    };
+    visit(path.resolve(file));
+    return out;
+  }
+
   private transpile(file: string, source: string): string {
-    this.ts ??= require('typescript') as typeof import('typescript');
-    const ts = this.ts;
-    const out = ts.transpileModule(source, {
-      fileName: file,
-      reportDiagnostics: true,
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
-        allowJs: true, inlineSourceMap: true, inlineSources: false,
-      },
-    });
-    const syntax = out.diagnostics?.find((d) => d.category === ts.DiagnosticCategory.Error);
-    if (syntax !== undefined) {
-      const where = syntax.start !== undefined && syntax.file ? syntax.file.getLineAndCharacterOfPosition(syntax.start) : undefined;
-      const text = ts.flattenDiagnosticMessageText(syntax.messageText, ' ');
-      throw new SyntaxError(`${where ? `line ${where.line + 1}:${where.character + 1}: ` : ''}${text}`);
+    // sucrase, not typescript's transpileModule: it loads in ~0.1 s instead of ~0.5 s (a backtest of a
+    // month runs in less), strips types the same way and keeps every line where it was, so stack
+    // traces point at the strategy's own lines without a source map.
+    this.sucrase ??= require('sucrase') as typeof import('sucrase');
+    try {
+      return this.sucrase.transform(source, { transforms: ['typescript', 'imports'], filePath: file }).code;
+    } catch (err) {
+      // sucrase reports "Unexpected token (3:15)"; the file and line are what an author needs.
+      const loc = (err as { loc?: { line: number; column: number } }).loc;
+      throw new SyntaxError(`${loc ? `line ${loc.line}:${loc.column + 1}: ` : ''}${(err as Error).message.replace(/ \(\d+:\d+\)$/, '')}`);
     }
-    return out.outputText;
   }
 
   private requireFor(file: string): (request: string) => unknown {
@@ -90,7 +108,13 @@ export class ModuleEvaluator {
         if (inside !== undefined) throw internalImport(request, file, `${path.relative(REPO_ROOT, target)} is a daemon internal`);
         const resolved = resolveFile(target);
         if (resolved === undefined) throw moduleNotFound(request, file);
-        if (resolved.endsWith('.json')) return own(resolved);
+        let deps = this.imports.get(file);
+        if (deps === undefined) this.imports.set(file, (deps = new Set()));
+        deps.add(resolved);
+        if (resolved.endsWith('.json')) {
+          this.hashes.set(resolved, sha256(readFileSync(resolved, 'utf8')));
+          return own(resolved);
+        }
         return this.load(resolved);
       }
       try {
@@ -101,6 +125,10 @@ export class ModuleEvaluator {
       }
     };
   }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function relativeInside(dir: string, target: string): string | undefined {
