@@ -4,36 +4,27 @@ import { SystemClock, type Clock } from '../core/clock';
 import { loadCredentials } from '../config/credentials';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
-import { Decimal } from '../domain/decimal';
-import { ConfigError, NotReadyError, TradebotError } from '../domain/errors';
-import type { Balances, MarketName } from '../domain/market';
+import { ConfigError, NotReadyError } from '../domain/errors';
 import { syncClockOffset } from '../exchange/clock-offset';
-import type { ExchangeClient } from '../exchange/exchange-client';
 import { componentLogger, type Logger } from '../log/logger';
-import { BalancePoller } from '../market-data/balance-poller';
 import { ScaledMarketClock, WallMarketClock, type MarketClock } from '../market-data/market-clock';
-import { createMetrics, recordCandleClose, recordKillSwitchRefresh, setTradingState, type Metrics } from '../metrics/registry';
-import { startMetricsServer, type CheckResult, type MetricsServer, type ReadinessCheck } from '../metrics/server';
-import { LIMIT_IDS } from '../limiter/limits';
-import type { RateLimiter } from '../limiter/rate-limiter';
-import { KillSwitchManager } from '../risk/kill-switch';
-import { RiskEngine } from '../risk/risk-engine';
+import { createMetrics, type Metrics } from '../metrics/registry';
+import { startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
 import { StoreKeys } from '../store/keys';
-import { checkRedisHealth, connectRedis, createRedis } from '../store/redis';
-import { StrategyHost } from '../strategy/strategy-host';
-import { CandleFlow, type IntentSink } from './candle-flow';
+import { checkRedisHealth } from '../store/redis';
+import type { CandleFlow } from './candle-flow';
 import { createExchangeClient } from './exchange-wiring';
-import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
-import { MeteredOrderStore } from './metered-order-store';
-import { OpenOrderBook } from './open-order-book';
+import { ExchangeProbe } from './exchange-probe';
+import type { Execution } from './execution-wiring';
+import { executorSink } from './intent-sink';
+import { startJobs } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
-import { PnlTracker } from './pnl-tracker';
-import { RiskGate } from '../execution/risk-gate';
-import { riskLimitsFromConfig } from './risk-wiring';
-import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from './scheduler';
-import { memoryAdapters, redisAdapters, type StateAdapters } from './stores';
-import { loadConfiguredStrategies, warmupSeconds } from './strategy-wiring';
-import { TradingStateControl } from './trading-state-control';
+import type { JobScheduler } from './scheduler';
+import { openState } from './state-wiring';
+import { wireStrategyRuntime } from './strategy-runtime-wiring';
+import { loadConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
+import type { TradingStateControl } from './trading-state-control';
+import { wireTrading } from './trading-wiring';
 
 export interface AppInput {
   readonly config: FrozenConfig;
@@ -56,6 +47,7 @@ interface Closer {
  *   metrics server -> Redis -> (paper: embedded exchange) -> clock offset -> markets -> reconcile
  *   -> strategies -> warm-up -> scheduler
  * and stopped in reverse (stop()). Nothing is submitted before the first reconciliation succeeded.
+ * What each step wires lives in its own file (state-, trading-, strategy-runtime-, jobs-wiring).
  */
 export class TradebotApp {
   readonly log: Logger;
@@ -66,14 +58,11 @@ export class TradebotApp {
   tradingControl: TradingStateControl | undefined;
   private marketClock: MarketClock = new WallMarketClock();
   private readonly closers: Closer[] = [];
-  private redis: Redis | undefined;
+  private readonly exchangeProbe = new ExchangeProbe(this.wallClock);
   private redisUp = true;
   private schedulers: JobScheduler[] = [];
   private execution: Execution | undefined;
   private stopping = false;
-  private exchange: ExchangeClient | undefined;
-  private limiter: RateLimiter | undefined;
-  private lastExchangeCheck: { atMs: number; result: CheckResult } | undefined;
 
   constructor(private readonly input: AppInput) {
     this.log = input.logger;
@@ -89,20 +78,16 @@ export class TradebotApp {
     const c = this.input.config;
     const log = this.log;
     const m = this.metrics;
+    const onRedisUp = (up: boolean): void => this.setRedisUp(up);
 
     // 1. metrics server (first, so a stuck start-up is visible on /readyz)
-    if (c.metrics.enabled) {
-      const readiness: ReadinessCheck[] = [
-        { name: 'reconciled', check: () => this.execution?.readiness.check() ?? { ok: false, reason: 'starting' } },
-        { name: 'exchange', check: () => this.checkExchange() },
-      ];
-      if (c.redis.url !== undefined) readiness.push({ name: 'redis', check: async () => (this.redis ? (await checkRedisHealth(this.redis)).ok : false) });
-      this.metricsServer = await startMetricsServer({
-        registry: this.input.registry, port: c.metrics.port, host: c.metrics.host, readiness,
-        liveness: () => true, logger: componentLogger(log, 'metrics-server'),
-      });
-      this.closers.push({ name: 'metrics server', close: () => this.metricsServer!.close() });
-    }
+    const readiness: ReadinessCheck[] = [
+      { name: 'reconciled', check: () => this.execution?.readiness.check() ?? { ok: false, reason: 'starting' } },
+      { name: 'exchange', check: () => this.exchangeProbe.check() },
+    ];
+    let redis: Redis | undefined;
+    if (c.redis.url !== undefined) readiness.push({ name: 'redis', check: async () => (redis === undefined ? false : (await checkRedisHealth(redis)).ok) });
+    await this.startMetricsServer(readiness);
 
     // 2. credentials and state: Redis when configured (required live), else the in-process store
     let credentials: { apiKey: string; apiSecret: string } | undefined;
@@ -111,7 +96,13 @@ export class TradebotApp {
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
     const keys = StoreKeys.forApiKey(credentials?.apiKey ?? PAPER_API_KEY, c.redis.keyPrefix);
-    const state = await this.connectState(keys);
+    const opened = await openState(c, keys, this.wallClock, log, onRedisUp);
+    const state = opened.adapters;
+    redis = opened.redis;
+    if (redis !== undefined) {
+      const connection = redis;
+      this.closers.push({ name: 'redis', close: () => connection.quit().catch(() => connection.disconnect()) });
+    }
 
     // 3. the exchange: embedded simulator in paper mode
     let baseUrl = c.exchange.baseUrl;
@@ -128,9 +119,7 @@ export class TradebotApp {
       baseUrl, credentials: credentials!, nonces: state.nonces, limiter: state.limiter, clock: this.wallClock, metrics: m,
       log: componentLogger(log, 'exchange'),
     });
-
-    this.exchange = exchange;
-    this.limiter = state.limiter;
+    this.exchangeProbe.attach(exchange);
 
     // 4. clock offset (nonces follow the exchange's clock)
     const offset = await syncClockOffset(exchange, this.wallClock, state.nonces);
@@ -139,49 +128,24 @@ export class TradebotApp {
     // 5. strategies (pure: files are read and validated; a bad module is reported, the others run)
     const loaded = loadConfiguredStrategies(c, this.input.baseDir);
     for (const error of loaded.errors) log.error({ file: error.context['file'], reason: error.context['reason'], err: error }, `strategy not loaded: ${error.message}`);
+    const configErrors = strategyConfigErrors(loaded.errors);
+    if (configErrors.length > 0) {
+      throw new ConfigError(`strategies.enabled: ${configErrors.map((e) => e.message).join('; ')}`, { path: 'strategies.enabled' });
+    }
     if (loaded.strategies.length === 0) {
       throw new ConfigError(`no enabled strategy could be loaded from ${loaded.dir}; see the errors above`, { path: 'strategies.enabled' });
     }
     const markets = [...new Set(loaded.strategies.flatMap((s) => s.markets))];
 
-    // 6. risk, journal view, executor
-    const riskEngine = new RiskEngine({
-      limits: riskLimitsFromConfig(c.risk), clock: this.marketClock, initialState: c.risk.initialState,
-      onStateChange: (next) => setTradingState(m, next),
-    });
-    setTradingState(m, riskEngine.tradingState);
-    const balances = new BalancePoller({
-      client: exchange, clock: this.marketClock,
-      onUpdate: (snap) => this.recordBalances(snap.balances, markets),
-    });
-    const book = new OpenOrderBook(state.orders, (counts) => {
-      m.openOrders.reset();
-      for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
-    });
-    const store = new MeteredOrderStore(state.orders, {
-      onTransition: (record, from, to) => m.orderTransitions.inc({ from, to }),
-      onStoreHealth: (up) => this.setRedisUp(up),
-    });
+    // 6. risk, journal view, executor, trading state
     let flow: CandleFlow | undefined;
-    const execLog = componentLogger(log, 'executor');
-    const pnl = new PnlTracker(new Decimal(c.risk.feeMargin), (amount, record) => {
-      riskEngine.recordRealizedPnl({ amount });
-      execLog.info({ market: record.market, realized: amount.toString(), today: riskEngine.realizedPnlToday().toString() }, 'realised PnL');
+    const trading = await wireTrading({
+      config: c, exchange, state, markets, marketClock: this.marketClock, wallClock: this.wallClock, metrics: m, log,
+      lastPrice: (mk) => flow?.lastPrice(mk), onRedisUp,
     });
-    const events = executionEventSink(m, execLog, {
-      wallClock: this.wallClock,
-      onFill: (id) => { void store.get(id).then((r) => { if (r) pnl.onFill(r); }).catch(() => undefined); },
-    });
-    const exec = buildExecution({
-      config: c, exchange, store, leaseStore: state.leases, events, clock: this.wallClock, markets, metrics: m,
-      risk: new RiskGate(riskEngine, {
-        lastPrice: (mk) => flow?.lastPrice(mk), balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
-      }),
-      balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : undefined) },
-    });
+    const { exec, book, balances, execLog } = trading;
     this.execution = exec;
-    this.tradingControl = new TradingStateControl(riskEngine, state.tradingState, componentLogger(log, 'trading-state'));
-    await this.tradingControl.init(c.risk.initialState);
+    this.tradingControl = trading.tradingControl;
 
     // 7. markets: every strategy market must be listed and trading
     await exec.catalog.refresh();
@@ -197,31 +161,11 @@ export class TradebotApp {
     await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
 
     // 9. strategies on the candle flow, warm-up
-    const host = new StrategyHost({
-      strategies: loaded.strategies, clock: this.marketClock, logger: componentLogger(log, 'strategy'),
-      timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
-      view: {
-        balances: () => balances.latest()?.balances ?? {},
-        openOrders: (strategy, market) => book.of(strategy, market),
-        marketInfo: (market) => exec.catalog.cached(market),
-      },
-      events: {
-        onError: (e) => m.strategyErrors.inc({ strategy: e.strategy }),
-        onOverrun: (e) => m.strategyOverruns.inc({ strategy: e.strategy }),
-        onDuration: (e) => m.strategyDuration.observe({ strategy: e.strategy }, e.elapsedMs / 1000),
-        onPaused: (e) => log.error({ strategy: e.strategy, consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures'),
-        onIntents: (e) => log.debug({ strategy: e.strategy, market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),
-      },
+    const runtime = wireStrategyRuntime({
+      config: c, strategies: loaded.strategies, exchange, trading, marketClock: this.marketClock, metrics: m, log,
+      sink: executorSink(exec, book, m, this.wallClock, execLog),
     });
-    flow = new CandleFlow({
-      host, client: exchange, clock: this.marketClock, log: componentLogger(log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
-      sink: this.intentSink(exec, book, execLog),
-      warmupFor: (market, interval) => Math.max(1, ...loaded.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
-      hooks: {
-        onCandle: (market, interval, close) => recordCandleClose(m, market, interval, close),
-        onStaleIntents: (intents) => { for (const i of intents) m.intents.inc({ strategy: i.strategy, result: 'denied', rule: 'stale_candle' }); },
-      },
-    });
+    flow = runtime.flow;
     this.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
     await balances.poll().catch((err: unknown) => log.warn({ err }, 'first balance poll failed'));
     await flow.warmUp(signal);
@@ -229,29 +173,23 @@ export class TradebotApp {
 
     // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control)
     this.paper?.run();
-    this.scheduleJobs(exec, flow, balances, book, exchange);
+    this.schedulers = startJobs({
+      config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
+      metrics: m, log, killSwitchHealth: () => this.killSwitchHealth(exec), onRedisUp,
+    });
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
     log.info({ mode: c.mode, durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started');
   }
 
-  private async connectState(keys: StoreKeys): Promise<StateAdapters> {
+  private async startMetricsServer(readiness: readonly ReadinessCheck[]): Promise<void> {
     const c = this.input.config;
-    const util = c.exchange.limitUtilisation;
-    if (c.redis.url === undefined) {
-      this.log.warn({}, 'no Redis configured (TRADEBOT_REDIS_URL): order journal, leases and nonces live in process memory; state is NOT durable and is lost when the process stops');
-      return memoryAdapters(keys, this.wallClock, util);
-    }
-    const redisLog = componentLogger(this.log, 'redis');
-    const redis = createRedis(c.redis.url, {
-      lazyConnect: true, connectionName: 'tradebot-daemon',
-      onError: (err) => { this.setRedisUp(false); redisLog.warn({ err: err.message }, 'Redis connection error'); },
+    if (!c.metrics.enabled) return;
+    this.metricsServer = await startMetricsServer({
+      registry: this.input.registry, port: c.metrics.port, host: c.metrics.host, readiness,
+      liveness: () => true, logger: componentLogger(this.log, 'metrics-server'),
     });
-    this.redis = redis;
-    this.closers.push({ name: 'redis', close: () => redis.quit().catch(() => redis.disconnect()) });
-    await connectRedis(redis, 5000);
-    this.setRedisUp(true);
-    redisLog.info({ prefix: keys.prefix, account: keys.account }, 'Redis connected');
-    return redisAdapters(redis, keys, this.wallClock, util);
+    const server = this.metricsServer;
+    this.closers.push({ name: 'metrics server', close: () => server.close() });
   }
 
   private async firstReconciliation(exec: Execution, signal: AbortSignal): Promise<void> {
@@ -268,96 +206,6 @@ export class TradebotApp {
     throw new NotReadyError('shutdown requested before the first reconciliation succeeded', {});
   }
 
-  private intentSink(exec: Execution, book: OpenOrderBook, log: Logger): IntentSink {
-    const m = this.metrics;
-    let lastRefreshMs = 0;
-    return {
-      submit: async (intents) => {
-        for (const stamped of intents) {
-          try {
-            const result = await exec.executor.submit(stamped);
-            if (result.outcome !== 'denied') {
-              m.intents.inc({ strategy: stamped.strategy, result: 'accepted', rule: 'none' });
-              book.note(result.records);
-            }
-          } catch (err) {
-            m.intents.inc({ strategy: stamped.strategy, result: 'denied', rule: err instanceof NotReadyError ? 'not_ready' : 'error' });
-            log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
-          }
-        }
-        // A full re-read of the live orders costs a Redis round trip plus one read per live order
-        // (O(live) in process too): at most once a second here (note() keeps the view exact for our
-        // own submissions meanwhile), and after every reconciliation pass.
-        if (this.wallClock.nowMs() - lastRefreshMs >= 1000) {
-          lastRefreshMs = this.wallClock.nowMs();
-          await book.refresh().catch((err: unknown) => log.warn({ err }, 'open-order view not refreshed'));
-        }
-      },
-    };
-  }
-
-  private scheduleJobs(exec: Execution, flow: CandleFlow, balances: BalancePoller, book: OpenOrderBook, exchange: ExchangeClient): void {
-    const c = this.input.config;
-    const m = this.metrics;
-    const schedLog = componentLogger(this.log, 'scheduler');
-    const events: JobEvents = {
-      onSuccess: (e) => m.pollLastSuccess.set({ job: e.job }, this.wallClock.nowMs() / 1000),
-      onError: (e) => m.pollFailures.inc({ job: e.job }),
-    };
-    const market = createJobScheduler({ clock: this.marketClock, log: schedLog, events });
-    const wall = new CronJobScheduler({ log: schedLog, events });
-    this.schedulers = [market, wall];
-    for (const job of flow.jobs()) market.add(job);
-    market.add({ name: 'balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await balances.poll(); } });
-    const ks = c.killSwitch;
-    if (ks.enabled) {
-      const killSwitch = new KillSwitchManager({
-        exchange, markets: ks.markets.length > 0 ? ks.markets : flow.subscriptions().map((s) => s.market).filter((x, i, a) => a.indexOf(x) === i),
-        timeoutSeconds: ks.timeoutSeconds, clock: this.marketClock, log: componentLogger(this.log, 'kill-switch'),
-        health: () => this.killSwitchHealth(exec),
-        onRefresh: (mk, nowMs, timeout) => recordKillSwitchRefresh(m, mk, nowMs, timeout),
-      });
-      market.add({ name: 'kill-switch', schedule: { kind: 'every', everyMs: ks.refreshSeconds * 1000 }, run: async () => { await killSwitch.refresh(); } });
-      void killSwitch.refresh();
-    }
-    wall.add({ name: 'reconcile', schedule: { kind: 'every', everyMs: c.reconcile.intervalSeconds * 1000 }, run: async () => { await exec.reconciler.runOnce(); await book.refresh(); } });
-    wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: 3000 }, run: () => exec.leases.tick() });
-    wall.add({ name: 'trading-state', schedule: { kind: 'every', everyMs: 1000 }, run: () => this.tradingControl!.sync() });
-    if (this.redis !== undefined) {
-      const redis = this.redis;
-      wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { this.setRedisUp((await checkRedisHealth(redis)).ok); } });
-    }
-    // Read on a timer, not per request: with the Redis bucket each read is a round trip.
-    const limiter = this.limiter;
-    if (limiter !== undefined) {
-      wall.add({
-        name: 'limiter-tokens', schedule: { kind: 'every', everyMs: 5000 },
-        run: async () => { for (const limit of LIMIT_IDS) m.limiterAvailableTokens.set({ limit }, await limiter.available(limit)); },
-      });
-    }
-    market.start();
-    wall.start();
-  }
-
-  /**
-   * Readiness: the exchange answers ping. Cached for 5 s so frequent probes do not spend the
-   * exchange's request budget.
-   */
-  private async checkExchange(): Promise<CheckResult> {
-    const exchange = this.exchange;
-    if (exchange === undefined) return { ok: false, reason: 'starting' };
-    const now = this.wallClock.nowMs();
-    if (this.lastExchangeCheck !== undefined && now - this.lastExchangeCheck.atMs < 5000) return this.lastExchangeCheck.result;
-    let result: CheckResult;
-    try {
-      result = (await exchange.ping()) ? { ok: true } : { ok: false, reason: 'ping answered without pong' };
-    } catch (err) {
-      result = { ok: false, reason: err instanceof TradebotError ? err.code : 'unreachable' };
-    }
-    this.lastExchangeCheck = { atMs: now, result };
-    return result;
-  }
-
   private killSwitchHealth(exec: Execution): string | undefined {
     if (this.stopping) return 'stopping';
     if (this.tradingControl?.state === 'halted') return 'trading halted';
@@ -370,16 +218,6 @@ export class TradebotApp {
     if (this.input.config.redis.url === undefined) return;
     this.redisUp = up;
     this.metrics.redisUp.set(up ? 1 : 0);
-  }
-
-  private recordBalances(balances: Balances, markets: readonly MarketName[]): void {
-    const currencies = new Set(markets.flatMap((mk) => mk.split('_')));
-    for (const currency of currencies) {
-      const b = balances[currency];
-      if (b === undefined) continue;
-      this.metrics.balance.set({ currency, kind: 'available' }, b.available.toNumber());
-      this.metrics.balance.set({ currency, kind: 'freeze' }, b.freeze.toNumber());
-    }
   }
 
   /**

@@ -14,7 +14,7 @@ export interface KillSwitchLog {
   error(obj: object, msg: string): void;
 }
 
-export interface KillSwitchManagerOptions {
+export interface KillSwitchRefresherOptions {
   readonly exchange: Pick<ExchangeClient, 'setKillSwitch'>;
   /** Markets whose open orders the exchange cancels when we stop refreshing. */
   readonly markets: readonly MarketName[];
@@ -35,7 +35,8 @@ export type KillSwitchRound =
   | { readonly refreshed: readonly []; readonly failed: readonly []; readonly skipped: string };
 
 /**
- * The exchange's kill-switch used as a dead man's switch. While the daemon is healthy, every round
+ * The exchange's kill-switch used as a dead man's switch. It lives in execution, not risk: it calls
+ * the exchange; whether refreshing is allowed (`health`) is decided by its caller. While the daemon is healthy, every round
  * re-arms each market's timer for `timeoutSeconds`; the scheduler runs a round every
  * `refreshSeconds` (at most half the timeout, so one missed round cancels nothing). When the daemon
  * halts, loses Redis or dies, rounds stop re-arming: the exchange's timer runs out and the EXCHANGE
@@ -45,10 +46,10 @@ export type KillSwitchRound =
  * a new pod) re-arms them within the timeout, and a daemon that does not come back still gets its
  * orders canceled.
  */
-export class KillSwitchManager {
+export class KillSwitchRefresher {
   private lastSkipReason: string | undefined;
 
-  constructor(private readonly o: KillSwitchManagerOptions) {}
+  constructor(private readonly o: KillSwitchRefresherOptions) {}
 
   get markets(): readonly MarketName[] {
     return this.o.markets;

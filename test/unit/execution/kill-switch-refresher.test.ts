@@ -1,13 +1,13 @@
 import { ManualClock } from '../../../src/core/clock';
 import { ExchangeUnavailableError } from '../../../src/domain/errors';
-import { KillSwitchManager } from '../../../src/risk/kill-switch';
+import { KillSwitchRefresher } from '../../../src/execution/kill-switch-refresher';
 
 const log = { info: jest.fn(), warn: jest.fn(), error: jest.fn() };
 
 function manager(health: () => string | undefined, fail: Set<string> = new Set()) {
   const calls: { market: string; timeoutSeconds: number | null }[] = [];
   const refreshed: string[] = [];
-  const m = new KillSwitchManager({
+  const m = new KillSwitchRefresher({
     exchange: {
       setKillSwitch: async (r) => {
         calls.push({ market: r.market, timeoutSeconds: r.timeoutSeconds });

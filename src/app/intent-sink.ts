@@ -1,0 +1,38 @@
+import type { Clock } from '../core/clock';
+import { NotReadyError } from '../domain/errors';
+import type { Logger } from '../log/logger';
+import type { Metrics } from '../metrics/registry';
+import type { IntentSink } from './candle-flow';
+import type { Execution } from './execution-wiring';
+import type { OpenOrderBook } from './open-order-book';
+
+/**
+ * Intents from the candle flow -> the executor, one at a time in the order the strategies emitted
+ * them. A failure of one intent is counted and logged; it never stops the others.
+ */
+export function executorSink(exec: Execution, book: OpenOrderBook, metrics: Metrics, wallClock: Clock, log: Logger): IntentSink {
+  let lastRefreshMs = 0;
+  return {
+    submit: async (intents) => {
+      for (const stamped of intents) {
+        try {
+          const result = await exec.executor.submit(stamped);
+          if (result.outcome !== 'denied') {
+            metrics.intents.inc({ strategy: stamped.strategy, result: 'accepted', rule: 'none' });
+            book.note(result.records);
+          }
+        } catch (err) {
+          metrics.intents.inc({ strategy: stamped.strategy, result: 'denied', rule: err instanceof NotReadyError ? 'not_ready' : 'error' });
+          log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
+        }
+      }
+      // A full re-read of the live orders costs a Redis round trip plus one read per live order
+      // (O(live) in process too): at most once a second here (note() keeps the view exact for our
+      // own submissions meanwhile), and after every reconciliation pass.
+      if (wallClock.nowMs() - lastRefreshMs >= 1000) {
+        lastRefreshMs = wallClock.nowMs();
+        await book.refresh().catch((err: unknown) => log.warn({ err }, 'open-order view not refreshed'));
+      }
+    },
+  };
+}

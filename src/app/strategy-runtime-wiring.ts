@@ -1,0 +1,57 @@
+import type { Clock } from '../core/clock';
+import type { FrozenConfig } from '../config/load';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import { componentLogger, type Logger } from '../log/logger';
+import { recordCandleClose, type Metrics } from '../metrics/registry';
+import type { LoadedStrategy } from '../strategy/prepare-strategy';
+import { StrategyHost } from '../strategy/strategy-host';
+import { CandleFlow, type IntentSink } from './candle-flow';
+import type { Trading } from './trading-wiring';
+
+export interface StrategyRuntimeInput {
+  readonly config: FrozenConfig;
+  readonly strategies: readonly LoadedStrategy[];
+  readonly exchange: ExchangeClient;
+  readonly trading: Trading;
+  readonly sink: IntentSink;
+  /** The exchange's time (market clock in paper mode). */
+  readonly marketClock: Clock;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+}
+
+/**
+ * The strategy host (isolation, budgets, failure counting) fed by the candle flow (closed candles
+ * only, warm-up, staleness guard), with its events observed by metrics and logs.
+ */
+export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: StrategyHost; readonly flow: CandleFlow } {
+  const c = i.config;
+  const m = i.metrics;
+  const { balances, book, exec } = i.trading;
+  const host = new StrategyHost({
+    strategies: i.strategies, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
+    timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
+    view: {
+      balances: () => balances.latest()?.balances ?? {},
+      openOrders: (strategy, market) => book.of(strategy, market),
+      marketInfo: (market) => exec.catalog.cached(market),
+    },
+    events: {
+      onError: (e) => m.strategyErrors.inc({ strategy: e.strategy }),
+      onOverrun: (e) => m.strategyOverruns.inc({ strategy: e.strategy }),
+      onDuration: (e) => m.strategyDuration.observe({ strategy: e.strategy }, e.elapsedMs / 1000),
+      onPaused: (e) => i.log.error({ strategy: e.strategy, consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures'),
+      onIntents: (e) => i.log.debug({ strategy: e.strategy, market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),
+    },
+  });
+  const flow = new CandleFlow({
+    host, client: i.exchange, clock: i.marketClock, log: componentLogger(i.log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
+    sink: i.sink,
+    warmupFor: (market, interval) => Math.max(1, ...i.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
+    hooks: {
+      onCandle: (market, interval, close) => recordCandleClose(m, market, interval, close),
+      onStaleIntents: (intents) => { for (const x of intents) m.intents.inc({ strategy: x.strategy, result: 'denied', rule: 'stale_candle' }); },
+    },
+  });
+  return { host, flow };
+}

@@ -1,0 +1,102 @@
+import type { Clock } from '../core/clock';
+import type { FrozenConfig } from '../config/load';
+import { Decimal } from '../domain/decimal';
+import type { Balances, MarketName } from '../domain/market';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import { RiskGate } from '../execution/risk-gate';
+import { componentLogger, type Logger } from '../log/logger';
+import { BalancePoller } from '../market-data/balance-poller';
+import { setTradingState, type Metrics } from '../metrics/registry';
+import { RiskEngine } from '../risk/risk-engine';
+import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
+import { MeteredOrderStore } from './metered-order-store';
+import { OpenOrderBook } from './open-order-book';
+import { PnlTracker } from './pnl-tracker';
+import { riskLimitsFromConfig } from './risk-wiring';
+import type { StateAdapters } from './stores';
+import { TradingStateControl } from './trading-state-control';
+
+export interface TradingInput {
+  readonly config: FrozenConfig;
+  readonly exchange: ExchangeClient;
+  readonly state: StateAdapters;
+  /** Every market an enabled strategy trades. */
+  readonly markets: readonly MarketName[];
+  /** The exchange's time (market clock in paper mode): risk's day boundary, balance polls. */
+  readonly marketClock: Clock;
+  /** Real time: in-flight windows, lease TTLs. */
+  readonly wallClock: Clock;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /** Last close of a market (the candle flow's), for notional and price-band checks. */
+  readonly lastPrice: (market: MarketName) => Decimal | undefined;
+  readonly onRedisUp: (up: boolean) => void;
+}
+
+/** The trading core: risk in front of the executor, the journal view, balances and the trading state. */
+export interface Trading {
+  readonly riskEngine: RiskEngine;
+  readonly balances: BalancePoller;
+  readonly book: OpenOrderBook;
+  readonly exec: Execution;
+  readonly tradingControl: TradingStateControl;
+  /** The executor's logger (intent sink, settlement). */
+  readonly execLog: Logger;
+}
+
+/**
+ * Wires risk -> executor over the journal (metered), the balance poller, the open-order view, the
+ * realised-PnL tracker (daily loss limit) and the trading-state control, which it initialises from
+ * the store (a paused daemon comes back paused).
+ */
+export async function wireTrading(i: TradingInput): Promise<Trading> {
+  const c = i.config;
+  const m = i.metrics;
+  const riskEngine = new RiskEngine({
+    limits: riskLimitsFromConfig(c.risk), clock: i.marketClock, initialState: c.risk.initialState,
+    onStateChange: (next) => setTradingState(m, next),
+  });
+  setTradingState(m, riskEngine.tradingState);
+  const balances = new BalancePoller({
+    client: i.exchange, clock: i.marketClock,
+    onUpdate: (snap) => recordBalances(m, snap.balances, i.markets),
+  });
+  const book = new OpenOrderBook(i.state.orders, (counts) => {
+    m.openOrders.reset();
+    for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
+  });
+  const store = new MeteredOrderStore(i.state.orders, {
+    onTransition: (_record, from, to) => m.orderTransitions.inc({ from, to }),
+    onStoreHealth: i.onRedisUp,
+  });
+  const execLog = componentLogger(i.log, 'executor');
+  const pnl = new PnlTracker(new Decimal(c.risk.feeMargin), (amount, record) => {
+    riskEngine.recordRealizedPnl({ amount });
+    execLog.info({ market: record.market, realized: amount.toString(), today: riskEngine.realizedPnlToday().toString() }, 'realised PnL');
+  });
+  const events = executionEventSink(m, execLog, {
+    wallClock: i.wallClock,
+    onFill: (id) => { void store.get(id).then((r) => { if (r) pnl.onFill(r); }).catch(() => undefined); },
+  });
+  const exec = buildExecution({
+    config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, markets: i.markets, metrics: m,
+    risk: new RiskGate(riskEngine, {
+      lastPrice: i.lastPrice, balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
+    }),
+    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : undefined) },
+  });
+  const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
+  await tradingControl.init(c.risk.initialState);
+  return { riskEngine, balances, book, exec, tradingControl, execLog };
+}
+
+/** Balance gauges for the currencies of the traded markets. */
+function recordBalances(metrics: Metrics, balances: Balances, markets: readonly MarketName[]): void {
+  const currencies = new Set(markets.flatMap((mk) => mk.split('_')));
+  for (const currency of currencies) {
+    const b = balances[currency];
+    if (b === undefined) continue;
+    metrics.balance.set({ currency, kind: 'available' }, b.available.toNumber());
+    metrics.balance.set({ currency, kind: 'freeze' }, b.freeze.toNumber());
+  }
+}
