@@ -1,5 +1,6 @@
 import { Decimal } from '../../../src/domain/decimal';
 import { NotReadyError } from '../../../src/domain/errors';
+import type { OcoIntent } from '../../../src/domain/intent';
 import { OpenOrderBook } from '../../../src/app/open-order-book';
 import type { PreTradeRisk } from '../../../src/execution/risk-port';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
@@ -80,7 +81,7 @@ test('OCO: both legs journaled under one exchange id; the stop leg fills, the ta
 test('partial fills: an OCO take-profit executing in parts cancels the stop-loss; the book shows its rest under the OCO id; a cancel ends it part-filled', async () => {
   await r.execution.reconciler.runOnce();
   // Sell 0.5 with the take-profit at 105: the next candle rises to 106 but trades 2 BTC, so 10 % = 0.2 fills.
-  const pair = await r.execution.executor.submit({ ...oco('beta', T0), intent: { ...oco('beta', T0).intent, amount: new Decimal('0.5'), price: new Decimal('105') } });
+  const pair = await r.execution.executor.submit({ ...oco('beta', T0), intent: { ...(oco('beta', T0).intent as OcoIntent), amount: new Decimal('0.5'), price: new Decimal('105') } });
   const [slId, tpId] = (pair as { records: readonly { clientOrderId: string }[] }).records.map((x) => x.clientOrderId) as [string, string];
   sim.advanceTo(T0 + 120);
   await r.execution.reconciler.runOnce();

@@ -1,7 +1,7 @@
 import { parseSimOptions } from '../../../src/cli/sim-exchange-command';
 import { ConfigError } from '../../../src/domain/errors';
 
-const base = { port: '0', host: '127.0.0.1', apiKey: 'k', apiSecret: 's', market: [], speed: '0', seed: '1', rateLimits: true };
+const base = { port: '0', host: '127.0.0.1', apiKey: 'k', apiSecret: 's', market: [], speed: '0', seed: '1', rateLimits: true, dialect: 'venue', unknownFields: 'refuse', region: 'global' };
 
 describe('sim-exchange: collateral funding and fill model flags', () => {
   test('the collateral account is funded only by --collateral-balance; the fill model defaults to the real behaviour', () => {
