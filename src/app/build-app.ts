@@ -168,6 +168,8 @@ export class TradebotApp {
     flow = runtime.flow;
     this.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
     await balances.poll().catch((err: unknown) => log.warn({ err }, 'first balance poll failed'));
+    // OCO margin: an unfunded collateral account shows here, and OCOs are then denied before sending.
+    await trading.collateral.poll().catch((err: unknown) => log.warn({ err }, 'first collateral balance poll failed'));
     await flow.warmUp(signal);
     log.info({ strategies: loaded.strategies.map((s) => ({ name: s.name, markets: s.markets, interval: s.interval })) }, 'strategies running');
 

@@ -37,7 +37,7 @@ export interface JobsInput {
 export function startJobs(i: JobsInput): JobScheduler[] {
   const c = i.config;
   const m = i.metrics;
-  const { exec, balances, book, tradingControl } = i.trading;
+  const { exec, balances, collateral, book, tradingControl } = i.trading;
   const schedLog = componentLogger(i.log, 'scheduler');
   const events: JobEvents = {
     onSuccess: (e) => m.pollLastSuccess.set({ job: e.job }, i.wallClock.nowMs() / 1000),
@@ -47,6 +47,7 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   const wall = new CronJobScheduler({ log: schedLog, events });
   for (const job of i.flow.jobs()) market.add(job);
   market.add({ name: 'balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await balances.poll(); } });
+  market.add({ name: 'collateral-balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await collateral.poll(); } });
   const ks = c.killSwitch;
   if (ks.enabled) {
     const killSwitch = new KillSwitchRefresher({

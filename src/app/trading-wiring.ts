@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
-import type { ExchangeClient } from '../exchange/exchange-client';
+import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
 import { RiskGate } from '../execution/risk-gate';
 import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
@@ -37,6 +37,8 @@ export interface TradingInput {
 export interface Trading {
   readonly riskEngine: RiskEngine;
   readonly balances: BalancePoller;
+  /** The collateral account, where OCOs hold their margin: read by the executor's balance check of an OCO. */
+  readonly collateral: BalancePoller<Readonly<Record<string, CollateralAssetBalance>>>;
   readonly book: OpenOrderBook;
   readonly exec: Execution;
   readonly tradingControl: TradingStateControl;
@@ -58,9 +60,10 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   });
   setTradingState(m, riskEngine.tradingState);
   const balances = new BalancePoller({
-    client: i.exchange, clock: i.marketClock,
+    fetch: () => i.exchange.fetchTradingBalances(), clock: i.marketClock,
     onUpdate: (snap) => recordBalances(m, snap.balances, i.markets),
   });
+  const collateral = new BalancePoller({ fetch: () => i.exchange.fetchCollateralBalanceSummary(), clock: i.marketClock });
   const book = new OpenOrderBook(i.state.orders, (counts) => {
     m.openOrders.reset();
     for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
@@ -83,11 +86,23 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     risk: new RiskGate(riskEngine, {
       lastPrice: i.lastPrice, balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
     }),
-    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : undefined) },
+    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : collateralFree(collateral, cur)) },
   });
   const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, book, exec, tradingControl, execLog };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, execLog };
+}
+
+const NOTHING = new Decimal(0);
+
+/**
+ * What the collateral account has free for an OCO's margin: unknown (undefined) until the first
+ * successful poll, when the check is skipped and the exchange decides; an asset the answer does not
+ * list holds nothing.
+ */
+function collateralFree(poller: BalancePoller<Readonly<Record<string, CollateralAssetBalance>>>, currency: string): Decimal | undefined {
+  const snapshot = poller.latest();
+  return snapshot === undefined ? undefined : (snapshot.balances[currency]?.availableWithoutBorrow ?? NOTHING);
 }
 
 /** Balance gauges for the currencies of the traded markets. */

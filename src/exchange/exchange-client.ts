@@ -89,6 +89,25 @@ export interface CodesPage {
   }[];
 }
 
+/** One asset of the collateral account (collateral-account/balance-summary). */
+export interface CollateralAssetBalance {
+  /** What the account holds of the asset. */
+  readonly balance: Decimal;
+  /** What is borrowed against it (a short position's stock). */
+  readonly borrow: Decimal;
+  /** Free for new orders (margin) without borrowing: what an OCO can hold. */
+  readonly availableWithoutBorrow: Decimal;
+  readonly availableWithBorrow: Decimal;
+}
+
+/** main-account/transfer: between the main (funding), spot (trading) and collateral balances. */
+export interface TransferRequest {
+  readonly ticker: string;
+  readonly amount: DecimalInput;
+  readonly from: 'main' | 'spot' | 'collateral';
+  readonly to: 'main' | 'spot' | 'collateral';
+}
+
 export interface MiningAccountsPage {
   readonly limit: number;
   readonly offset: number;
@@ -110,6 +129,12 @@ export interface ExchangeClient {
 
   fetchTradingBalances(ticker?: string): Promise<Balances>;
   fetchMainBalances(): Promise<Readonly<Record<string, Decimal>>>;
+  /** The collateral account's balance per asset (OCO margin lives here). */
+  fetchCollateralBalances(ticker?: string): Promise<Readonly<Record<string, Decimal>>>;
+  /** The collateral account per asset with what is free for new orders (`availableWithoutBorrow`). */
+  fetchCollateralBalanceSummary(ticker?: string): Promise<Readonly<Record<string, CollateralAssetBalance>>>;
+  /** Moves funds between the main, spot and collateral balances (e.g. to fund OCO margin). */
+  transferBetweenBalances(request: TransferRequest): Promise<void>;
 
   placeStopLimit(request: PlaceStopLimitRequest): Promise<OrderReport>;
   placeOco(request: PlaceOcoRequest): Promise<OcoReport>;

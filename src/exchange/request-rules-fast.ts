@@ -69,6 +69,12 @@ function crossPredicate(rule: CrossRule): (p: Readonly<Record<string, unknown>>)
     const [a, b] = rule.fields;
     return (p) => (p[a] === undefined) !== (p[b] === undefined);
   }
+  if (rule.kind === 'oneOrPair') {
+    const { one, pair: [a, b] } = rule;
+    return (p) => (p[one] !== undefined
+      ? p[a] === undefined && p[b] === undefined
+      : p[a] !== undefined && p[b] !== undefined && p[a] !== p[b]);
+  }
   const { first, second } = rule;
   return (p) => {
     const x = p[first];

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { WIRE_ENDPOINTS, type WireEndpointId } from './http/endpoints';
 import {
-  BBO_ROLE, BOOLEAN, CLIENT_ORDER_ID, HISTORY_STATUS, INTERVAL, KILL_SWITCH_TIMEOUT, KILL_SWITCH_TYPE_LIST, MARKET,
-  NAME_255, POSITION_SIDE, POSITIVE_DECIMAL, POSITIVE_ID, SIDE, STP, TICKER, UNIX_SECONDS, intRange, type FieldRule,
+  BALANCE_ACCOUNT, BBO_ROLE, BOOLEAN, CLIENT_ORDER_ID, HISTORY_STATUS, INTERVAL, KILL_SWITCH_TIMEOUT, KILL_SWITCH_TYPE_LIST, MARKET,
+  NAME_255, POSITION_SIDE, POSITIVE_DECIMAL, POSITIVE_ID, SIDE, STP, TICKER, TRANSFER_METHOD, UNIX_SECONDS, intRange, type FieldRule,
 } from './http/request-fields';
 import { compileFastPath, type FastPath } from './request-rules-fast';
 
@@ -30,7 +30,9 @@ export interface FieldSpec {
 /** A rule across fields: the zod refinement and its hot-path twin, both from one description. */
 export type CrossRule =
   | { readonly kind: 'exactlyOne'; readonly fields: readonly [string, string]; readonly missing: string; readonly both: string }
-  | { readonly kind: 'notAfter'; readonly first: string; readonly second: string; readonly message: string };
+  | { readonly kind: 'notAfter'; readonly first: string; readonly second: string; readonly message: string }
+  /** Either `one`, or both fields of `pair` (main-account/transfer: `method`, or `from` and `to`). */
+  | { readonly kind: 'oneOrPair'; readonly one: string; readonly pair: readonly [string, string] };
 
 export interface EndpointRules {
   readonly fields: Readonly<Record<string, FieldSpec>>;
@@ -69,6 +71,8 @@ export const REQUEST_RULES: Readonly<Record<WireEndpointId, EndpointRules>> = {
 
   tradeBalance: rules({ ticker: opt(TICKER) }),
   mainBalance: rules({ ticker: opt(TICKER) }),
+  collateralBalance: rules({ ticker: opt(TICKER) }),
+  collateralBalanceSummary: rules({ ticker: opt(TICKER) }),
   codes: rules({ limit: opt(LIMIT_100), offset: opt(intRange(0, 10_000)) }),
   miningAccounts: rules({ name: opt(NAME_255) }),
   jwt: rules({}),
@@ -99,6 +103,11 @@ export const REQUEST_RULES: Readonly<Record<WireEndpointId, EndpointRules>> = {
   cancelOco: rules({ market: req(MARKET), orderId: opt(POSITIVE_ID), clientOrderId: opt(CLIENT_ORDER_ID) }, [exactlyOneId]),
   // `timeout` must be present (null deletes the timer): its rule reports the missing key itself.
   killSwitch: rules({ market: req(MARKET), timeout: req(KILL_SWITCH_TIMEOUT), types: opt(KILL_SWITCH_TYPE_LIST) }),
+  // The documentation recommends `from` and `to`; `method` is the older, deprecated form.
+  transfer: rules(
+    { ticker: req(TICKER), amount: req(POSITIVE_DECIMAL), from: opt(BALANCE_ACCOUNT), to: opt(BALANCE_ACCOUNT), method: opt(TRANSFER_METHOD) },
+    [{ kind: 'oneOrPair', one: 'method', pair: ['from', 'to'] }],
+  ),
   limitOrder: rules({
     market: req(MARKET), side: req(SIDE), amount: req(POSITIVE_DECIMAL), price: req(POSITIVE_DECIMAL),
     clientOrderId: opt(CLIENT_ORDER_ID), postOnly: opt(BOOLEAN), ioc: opt(BOOLEAN),
@@ -125,6 +134,14 @@ function schemaOf(entry: EndpointRules): z.ZodType<Record<string, unknown>> {
         const [a, b] = rule.fields;
         if (value[a] === undefined && value[b] === undefined) ctx.addIssue({ code: 'custom', path: [a], message: rule.missing });
         else if (value[a] !== undefined && value[b] !== undefined) ctx.addIssue({ code: 'custom', path: [a], message: rule.both });
+      } else if (rule.kind === 'oneOrPair') {
+        const [a, b] = rule.pair;
+        const pairGiven = value[a] !== undefined || value[b] !== undefined;
+        if (value[rule.one] === undefined && !pairGiven) ctx.addIssue({ code: 'custom', path: [rule.one], message: `The ${rule.one} field is required.` });
+        else if (value[rule.one] !== undefined && pairGiven) ctx.addIssue({ code: 'custom', path: [rule.one], message: `Give either ${rule.one} or ${a} and ${b}, not both.` });
+        else if (pairGiven && value[a] === undefined) ctx.addIssue({ code: 'custom', path: [a], message: `The ${a} field is required when ${b} is present.` });
+        else if (pairGiven && value[b] === undefined) ctx.addIssue({ code: 'custom', path: [b], message: `The ${b} field is required when ${a} is present.` });
+        else if (pairGiven && value[a] === value[b]) ctx.addIssue({ code: 'custom', path: [b], message: `The ${b} and ${a} must be different.` });
       } else {
         const first = value[rule.first];
         const second = value[rule.second];

@@ -10,6 +10,11 @@ export const LIMITS = {
   activeOrders: { capacity: 1000, windowMs: 10_000 },
   tradeAccount: { capacity: 12_000, windowMs: 10_000 },
   mainAccount: { capacity: 1000, windowMs: 10_000 },
+  /**
+   * collateral-account/balance and balance-summary: 12 000 in the OpenAPI descriptions, 100 on the
+   * documentation page of collateral-account/balance: budget for 100.
+   */
+  collateralAccount: { capacity: 100, windowMs: 10_000 },
   /** Everything else (profile, jwt, mining): the exchange's default budget. */
   private: { capacity: 10_000, windowMs: 10_000 },
 } as const satisfies Record<string, LimitSpec>;

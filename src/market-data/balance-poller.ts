@@ -1,39 +1,37 @@
 import type { Clock } from '../core/clock';
 import type { Balances } from '../domain/market';
-import type { ExchangeClient } from '../exchange/exchange-client';
 
-/** The trading balances as last fetched, with the (injected) clock's time the request started. */
-export interface BalanceSnapshot {
-  readonly balances: Balances;
+/** Balances as last fetched, with the (injected) clock's time the request started. */
+export interface BalanceSnapshot<T = Balances> {
+  readonly balances: T;
   /** Clock time (Unix ms) when the request was sent: the balances are at least this fresh. */
   readonly fetchedAtMs: number;
 }
 
-export interface BalancePollerOptions {
-  readonly client: Pick<ExchangeClient, 'fetchTradingBalances'>;
+export interface BalancePollerOptions<T> {
+  /** One request for the balances, e.g. `() => client.fetchTradingBalances()`. */
+  readonly fetch: () => Promise<T>;
   readonly clock: Clock;
-  /** Narrow the request to one ticker (the endpoint's optional `ticker`); default all currencies. */
-  readonly ticker?: string;
   /** Called after each snapshot that replaced the previous one. */
-  readonly onUpdate?: (snapshot: BalanceSnapshot) => void;
+  readonly onUpdate?: (snapshot: BalanceSnapshot<T>) => void;
 }
 
 /**
- * Keeps the latest spot trading-balance snapshot. The scheduler calls poll() periodically (job
- * `balance`); readers call latest(). When two polls overlap, an answer to an older request never
- * replaces a snapshot from a newer one.
+ * Keeps the latest snapshot of one account's balances: the spot trading balance, or the collateral
+ * account (OCO margin), each with its own poller and job so one failing never stales the other. The
+ * scheduler calls poll() periodically; readers call latest(). When two polls overlap, an answer to an
+ * older request never replaces a snapshot from a newer one.
  */
-export class BalancePoller {
-  private current: BalanceSnapshot | undefined;
+export class BalancePoller<T = Balances> {
+  private current: BalanceSnapshot<T> | undefined;
 
-  constructor(private readonly options: BalancePollerOptions) {}
+  constructor(private readonly options: BalancePollerOptions<T>) {}
 
   /** Fetches the balances; a failure (ExchangeUnavailableError, ...) propagates and keeps the previous snapshot. */
-  async poll(): Promise<BalanceSnapshot> {
+  async poll(): Promise<BalanceSnapshot<T>> {
     const fetchedAtMs = this.options.clock.nowMs();
-    const { client, ticker } = this.options;
-    const balances = ticker === undefined ? await client.fetchTradingBalances() : await client.fetchTradingBalances(ticker);
-    const snapshot: BalanceSnapshot = { balances, fetchedAtMs };
+    const balances = await this.options.fetch();
+    const snapshot: BalanceSnapshot<T> = { balances, fetchedAtMs };
     if (this.current === undefined || this.current.fetchedAtMs <= fetchedAtMs) {
       this.current = snapshot;
       this.options.onUpdate?.(snapshot);
@@ -43,7 +41,7 @@ export class BalancePoller {
   }
 
   /** The newest snapshot, or undefined before the first successful poll. */
-  latest(): BalanceSnapshot | undefined {
+  latest(): BalanceSnapshot<T> | undefined {
     return this.current;
   }
 

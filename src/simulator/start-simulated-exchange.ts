@@ -53,6 +53,8 @@ export interface SimulatedExchangeOptions {
   readonly balances?: Readonly<Record<string, string>>;
   /** The collateral account OCOs trade on (empty when omitted, as on the venue until a transfer funds it). */
   readonly collateralBalances?: Readonly<Record<string, string>>;
+  /** The main (funding) account, e.g. to fund the collateral account by `main-account/transfer`. */
+  readonly mainBalances?: Readonly<Record<string, string>>;
   readonly accounts?: readonly SimAccountOptions[];
   /** Default: BTC_USDT as a seeded random walk. */
   readonly markets?: readonly SimMarketOptions[];
@@ -136,7 +138,7 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
   if (options.apiKey !== undefined && options.apiSecret !== undefined) {
     accounts.push({
       apiKey: options.apiKey, apiSecret: options.apiSecret,
-      funding: { trading: options.balances ?? {}, collateral: options.collateralBalances ?? {} },
+      funding: { trading: options.balances ?? {}, collateral: options.collateralBalances ?? {}, main: options.mainBalances ?? {} },
     });
   }
   for (const account of accounts) {

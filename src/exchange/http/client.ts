@@ -6,8 +6,8 @@ import type { Balances, MarketInfo, MarketName } from '../../domain/market';
 import type { DealReport, HistoryOrderReport, KillSwitchTimer, OcoReport, OrderReport } from '../../domain/order';
 import type { RateLimiter } from '../../limiter/rate-limiter';
 import type {
-  ActiveOrdersQuery, CodesPage, ExchangeClient, FetchCandlesRequest, HistoryQuery, MiningAccountsPage, OrderRef,
-  PageQuery, PlaceOcoRequest, PlaceStopLimitRequest,
+  ActiveOrdersQuery, CodesPage, CollateralAssetBalance, ExchangeClient, FetchCandlesRequest, HistoryQuery, MiningAccountsPage,
+  OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
 } from '../exchange-client';
 import type { NonceSource } from '../nonce-source';
 import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
@@ -120,6 +120,16 @@ export class HttpExchangeClient implements ExchangeClient {
   }
   fetchMainBalances(): Promise<Readonly<Record<string, Decimal>>> {
     return this.runner.call('mainBalance', {});
+  }
+  fetchCollateralBalances(ticker?: string): Promise<Readonly<Record<string, Decimal>>> {
+    return this.runner.call('collateralBalance', defined({ ticker }));
+  }
+  fetchCollateralBalanceSummary(ticker?: string): Promise<Readonly<Record<string, CollateralAssetBalance>>> {
+    return this.runner.call('collateralBalanceSummary', defined({ ticker }));
+  }
+  /** Not retried: an unanswered transfer is checked by reading the balances, never sent twice. */
+  transferBetweenBalances(r: TransferRequest): Promise<void> {
+    return this.runner.call('transfer', { ticker: r.ticker, amount: money(r.amount), from: r.from, to: r.to });
   }
 
   /** At most one attempt: on RequestTimeoutError / ExchangeUnavailableError look the order up by its client order id. */

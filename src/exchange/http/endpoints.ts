@@ -26,6 +26,8 @@ export const ENDPOINTS = {
 
   tradeBalance: read('tradeAccount'),
   mainBalance: read('mainAccount'),
+  collateralBalance: read('collateralAccount'),
+  collateralBalanceSummary: read('collateralAccount'),
   codes: read('mainAccount'),
   miningAccounts: read('private'),
   jwt: read('private'),
@@ -43,6 +45,8 @@ export const ENDPOINTS = {
   cancelOco: write('orders'),
   // Setting the timer again is harmless, but it is still a write: no blind region failover.
   killSwitch: write('orders'),
+  // Moves money between the main, spot and collateral balances: never retried blindly.
+  transfer: write('mainAccount'),
 } as const satisfies Record<string, EndpointSpec>;
 
 export type EndpointId = keyof typeof ENDPOINTS;

@@ -78,11 +78,17 @@ function ocoReport(shapes: ShapeTable, legs: 'ocoLeg' | 'ocoListLeg'): z.ZodType
     .transform((o): OcoReport => ({ id: o.id, stopLoss: o.stopLoss, takeProfit: o.takeProfit }));
 }
 
-/** History rows: keyed by market. They carry no `left`: a finished order has nothing left ("0"). */
+/**
+ * History rows: keyed by market. The venue's rows carry no `left`; what was not executed is
+ * `amount - dealStock` (an order partly filled, then cancelled, has a rest: it did not fill).
+ */
 function historyList(names: ShapeNames<'historyOrder'>): z.ZodType<HistoryOrderReport[]> {
-  const row = wireObject(names, { ...reportFields, left: dec.default(() => new Decimal(0)), finishedAt: seconds.optional() });
+  const row = wireObject(names, { ...reportFields, left: dec.optional(), finishedAt: seconds.optional() });
   return z.record(z.string(), z.array(row)).transform((byMarket) =>
-    Object.entries(byMarket).flatMap(([market, rows]) => rows.map((r): HistoryOrderReport => ({ ...toOrderReport(r, market), finishedAt: r.finishedAt }))),
+    Object.entries(byMarket).flatMap(([market, rows]) => rows.map((r): HistoryOrderReport => {
+      const left = r.left ?? Decimal.max(r.amount.minus(r.dealStock), 0);
+      return { ...toOrderReport({ ...r, left }, market), finishedAt: r.finishedAt };
+    })),
   );
 }
 

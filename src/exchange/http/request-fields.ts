@@ -102,6 +102,14 @@ export const HISTORY_STATUS = oneOf(
   (f) => `${label(f)} field should contain only 'ALL', 'FILLED', 'CANCELED' or 'PARTIALLY_FILLED' values.`,
 );
 
+/** The balances of main-account/transfer (`from`, `to`). */
+export const BALANCE_ACCOUNTS = ['main', 'spot', 'collateral'] as const;
+export const BALANCE_ACCOUNT = oneOf(BALANCE_ACCOUNTS, (f) => `The selected ${f} is invalid.`);
+
+/** main-account/transfer's older `method` (main <-> spot, main <-> collateral). */
+export const TRANSFER_METHODS = ['deposit', 'withdraw', 'collateral-deposit', 'collateral-withdraw'] as const;
+export const TRANSFER_METHOD = oneOf(TRANSFER_METHODS, (f) => `The selected ${f} is invalid.`);
+
 export const INTERVAL = oneOf(INTERVALS, (f) => `${label(f)} field should contain only one of: ${INTERVALS.join(', ')}.`);
 
 const CLIENT_ORDER_ID_CHARS = /^[A-Za-z0-9._-]+$/;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Candle } from '../../domain/candle';
 import type { Balances, MarketInfo } from '../../domain/market';
-import type { CodesPage, MiningAccountsPage } from '../exchange-client';
+import type { Decimal } from '../../domain/decimal';
+import type { CodesPage, CollateralAssetBalance, MiningAccountsPage } from '../exchange-client';
 import { SHARED_SHAPES, type ShapeTable } from '../wire/answer-shapes';
 import type { Dialect, DialectName } from '../wire/dialect';
 import type { EndpointId } from './endpoints';
@@ -47,6 +48,18 @@ function answerSchemas(shapes: ShapeTable) {
   const tradeBalance = z.record(z.string(), wireObject(shapes.balanceEntry, { available: dec, freeze: dec }))
     .transform((r): Balances => r);
 
+  // Sample (docs, POST /api/v4/collateral-account/balance): {"BTC":1,"USDT":1000,"ETH":5.5}: JSON numbers.
+  const collateralBalance = z.record(z.string(), dec).transform((r): Readonly<Record<string, Decimal>> => r);
+
+  // Sample (docs, POST /api/v4/collateral-account/balance-summary):
+  // [{"asset":"BTC","balance":"0.5","borrow":"0","availableWithoutBorrow":"0.5","availableWithBorrow":"123.456"}]
+  const collateralBalanceSummary = z.array(wireObject(shapes.collateralAsset, {
+    asset: z.string(), balance: dec, borrow: dec, availableWithoutBorrow: dec, availableWithBorrow: dec,
+  })).transform((rows) => Object.fromEntries(rows.map(({ asset, ...rest }): [string, CollateralAssetBalance] => [asset, rest])));
+
+  // Sample (docs, POST /api/v4/main-account/transfer, HTTP 201): []
+  const transfer = z.array(z.unknown()).length(0).transform(() => undefined);
+
   // Sample: {"BTC":{"main_balance":"0.0001"}}
   const mainBalance = z.record(z.string(), wireObject(shapes.mainBalanceEntry, { mainBalance: dec }))
     .transform((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.mainBalance])));
@@ -83,6 +96,9 @@ function answerSchemas(shapes: ShapeTable) {
     markets: z.array(marketRow),
     tradeBalance,
     mainBalance,
+    collateralBalance,
+    collateralBalanceSummary,
+    transfer,
     codes,
     miningAccounts,
     jwt,

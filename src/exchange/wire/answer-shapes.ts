@@ -34,6 +34,8 @@ export const ANSWER_SHAPES = {
   deal: ['id', 'clientOrderId', 'time', 'side', 'role', 'amount', 'price', 'deal', 'fee', 'orderId', 'feeAsset'],
   killSwitchTimer: ['market', 'startTime', 'cancellationTime', 'types'],
   balanceEntry: ['available', 'freeze'],
+  /** One asset of collateral-account/balance-summary. */
+  collateralAsset: ['asset', 'balance', 'borrow', 'availableWithoutBorrow', 'availableWithBorrow'],
   mainBalanceEntry: ['mainBalance'],
   codesPage: ['total', 'data', 'limit', 'offset'],
   code: ['amount', 'code', 'date', 'status', 'ticker', 'externalId'],
@@ -93,6 +95,7 @@ export const SHARED_SHAPES = {
   deal: sameNames('deal'),
   killSwitchTimer: sameNames('killSwitchTimer'),
   balanceEntry: sameNames('balanceEntry'),
+  collateralAsset: sameNames('collateralAsset'),
   mainBalanceEntry: sameNames('mainBalanceEntry', { mainBalance: 'main_balance' }),
   codesPage: sameNames('codesPage'),
   code: sameNames('code', { externalId: 'external_id' }),

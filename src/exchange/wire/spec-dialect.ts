@@ -1,5 +1,6 @@
 import { SHARED_SHAPES, sameNames } from './answer-shapes';
 import { requestNames as fields, type Dialect } from './dialect';
+import { DOCUMENTED_ENDPOINTS } from './documented-endpoints';
 
 /**
  * The spec dialect: the spellings of exchange-api.md. Order fields are snake_case (`client_order_id`,
@@ -58,6 +59,7 @@ export const SPEC_DIALECT: Dialect = {
     cancelOrder: { path: '/api/v4/order/cancel', request: f('market', 'orderId', 'clientOrderId'), answer: ['order'] },
     cancelOco: { path: '/api/v4/order/oco-cancel', request: f('market', 'orderId', 'clientOrderId'), answer: ['oco', 'ocoListLeg'] },
     killSwitch: { path: '/api/v4/order/kill-switch', request: f('market', 'timeout', 'types'), answer: ['killSwitchTimer'] },
+    ...DOCUMENTED_ENDPOINTS,
     limitOrder: { path: '/api/v4/order/new', request: f('market', 'side', 'amount', 'price', 'clientOrderId', 'postOnly', 'ioc'), answer: ['order'] },
   },
   shapes: {

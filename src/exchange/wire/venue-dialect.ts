@@ -1,5 +1,6 @@
 import { SHARED_SHAPES, sameNames } from './answer-shapes';
 import { requestNames as fields, type Dialect } from './dialect';
+import { DOCUMENTED_ENDPOINTS } from './documented-endpoints';
 
 /**
  * The venue dialect: the exchange's own documentation (github.com/whitebit-exchange/docs, the
@@ -55,6 +56,7 @@ export const VENUE_DIALECT: Dialect = {
     cancelOrder: { path: '/api/v4/order/cancel', request: f('market', 'orderId', 'clientOrderId'), answer: ['order'] },
     cancelOco: { path: '/api/v4/order/oco-cancel', request: f('market', 'orderId', 'clientOrderId'), answer: ['oco', 'ocoListLeg'] },
     killSwitch: { path: '/api/v4/order/kill-switch', request: f('market', 'timeout', 'types'), answer: ['killSwitchTimer'] },
+    ...DOCUMENTED_ENDPOINTS,
     limitOrder: { path: '/api/v4/order/new', request: f('market', 'side', 'amount', 'price', 'clientOrderId', 'postOnly', 'ioc'), answer: ['order'] },
   },
   shapes: {

@@ -3,9 +3,10 @@ import { Decimal } from '../../domain/decimal';
 import type { EndpointId } from '../../exchange/http/endpoints';
 import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { SimEngine } from '../engine/sim-engine';
-import type { SimDeal, SimOrder, SimOrderRef } from '../engine/types';
+import type { SimDeal, SimOrder, SimOrderRef, TransferInput } from '../engine/types';
 import {
-  dealJson, historyJson, killSwitchJson, mainBalanceJson, ocoJson, orderJson, tradingBalanceJson,
+  collateralBalanceJson, collateralSummaryJson, dealJson, historyJson, killSwitchJson, mainBalanceJson, ocoJson, orderJson,
+  tradingBalanceJson,
 } from './wire-format';
 
 /**
@@ -56,9 +57,25 @@ function groupByMarket<T extends { market: string }>(rows: readonly T[], toJson:
 
 const CREATED_AT = 1_600_000_000;
 
+/** main-account/transfer's `method` as from/to (documentation: deposit main->spot, withdraw spot->main, collateral-* main<->collateral). */
+const TRANSFER_METHODS: Readonly<Record<string, { from: string; to: string }>> = {
+  deposit: { from: 'main', to: 'spot' },
+  withdraw: { from: 'spot', to: 'main' },
+  'collateral-deposit': { from: 'main', to: 'collateral' },
+  'collateral-withdraw': { from: 'collateral', to: 'main' },
+};
+
 export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'ping' | 'time' | 'markets'> | 'limitOrder', Handler>> = {
   tradeBalance: ({ engine, apiKey, params, shapes }) => tradingBalanceJson(engine.tradingBalances(apiKey), shapes, str(params['ticker'])),
   mainBalance: ({ engine, apiKey, params, shapes }) => mainBalanceJson(engine.mainBalances(apiKey), shapes, str(params['ticker'])),
+  collateralBalance: ({ engine, apiKey, params }) => collateralBalanceJson(engine.collateralBalances(apiKey), str(params['ticker'])),
+  collateralBalanceSummary: ({ engine, apiKey, params, shapes }) => collateralSummaryJson(engine.collateralBalances(apiKey), shapes, str(params['ticker'])),
+  // HTTP 201 with `[]`, as documented. `method` is the older form of from/to.
+  transfer: ({ engine, apiKey, params }) => {
+    const route = TRANSFER_METHODS[str(params['method']) ?? ''] ?? { from: params['from'], to: params['to'] };
+    engine.transfer(apiKey, { ticker: String(params['ticker']), amount: dec(params['amount']), from: route.from, to: route.to } as TransferInput);
+    return new PrivateAnswer(201, []);
+  },
 
   codes: ({ params, shapes }) => {
     const all = [writeShape('code', shapes.code, { amount: '100', code: 'SIMCODE-0000-0000-0001', date: CREATED_AT, status: 'Activated', ticker: 'USDT', externalId: 'sim-1' })];
@@ -97,7 +114,7 @@ export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'pi
     const rows = engine.orderHistory(apiKey).filter((o: SimOrder) => (market === undefined || o.market === market)
       && (orderId === undefined || o.id === orderId)
       && (clientOrderId === undefined || o.clientOrderId === clientOrderId)
-      && (status === 'ALL' || o.status === status)
+      && historyStatusMatches(o, status)
       && inDateRange(o.finishedAt ?? o.updatedAt, params));
     if (clientOrderId !== undefined && rows.length === 0) {
       return new PrivateAnswer(422, { code: 30, message: 'Validation failed', errors: { orderHistory: ['OrderHistory was not found.'] } });
@@ -138,6 +155,13 @@ export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'pi
     amount: dec(params['amount']), price: dec(params['price']), clientOrderId: str(params['clientOrderId']),
   }), shapes),
 };
+
+/** The history's `status` filter; PARTIALLY_FILLED selects orders that ended with part of their amount executed. */
+function historyStatusMatches(o: SimOrder, status: string): boolean {
+  if (status === 'ALL') return true;
+  if (status === 'PARTIALLY_FILLED') return o.status === 'CANCELED' && !o.dealStock.isZero();
+  return o.status === status;
+}
 
 /** A stable, non-secret tag of a key for fake tokens. */
 function keyTag(apiKey: string): string {

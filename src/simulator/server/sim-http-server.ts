@@ -180,7 +180,11 @@ export class SimHttpServer {
     if (!auth.ok) return [auth.status, auth.body];
     if (!this.gate.take(WIRE_ENDPOINTS[route.id].limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
     const checked = this.codec.decode(route.id, auth.body, this.deps.unknownFields);
-    if (!checked.ok) return [422, { code: this.validationCode(route.id, checked.fieldErrors), message: 'Validation failed', errors: checked.fieldErrors }];
+    if (!checked.ok) {
+      // main-account/transfer documents its request validation as HTTP 400 code 0; the order endpoints 422, codes 30-36.
+      if (route.id === 'transfer') return [400, { code: 0, message: 'Validation failed', errors: checked.fieldErrors }];
+      return [422, { code: this.validationCode(route.id, checked.fieldErrors), message: 'Validation failed', errors: checked.fieldErrors }];
+    }
     const refused = regionRefusal(this.deps.region, route.id);
     if (refused !== undefined) return refused;
     const handler = PRIVATE_HANDLERS[route.id as keyof typeof PRIVATE_HANDLERS];

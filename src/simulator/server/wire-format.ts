@@ -29,9 +29,13 @@ function common(o: SimOrder) {
   };
 }
 
-/** Stop-limit (and plain limit) order: create, cancel, active list. */
+/**
+ * Stop-limit (and plain limit) order: create, cancel, active list. A resting order that traded part
+ * of its amount says PARTIALLY_FILLED, as the venue's active-order statuses do.
+ */
 export function orderJson(o: SimOrder, shapes: ShapeTable): Json {
-  return writeShape('order', shapes.order, { ...common(o), ioc: false, rpi: false, ...activation(o) });
+  const status = o.status === 'OPEN' && !o.dealStock.isZero() ? 'PARTIALLY_FILLED' : o.status;
+  return writeShape('order', shapes.order, { ...common(o), status, ioc: false, rpi: false, ...activation(o) });
 }
 
 /** An OCO. The create answer carries `reduceOnly` and legs with fee ratios and `positionSide`; list and cancel legs carry `reduceOnly`. */
@@ -85,6 +89,44 @@ export function tradingBalanceJson(balances: ReadonlyMap<string, BalanceEntry>, 
     }
   }
   return out;
+}
+
+/**
+ * What the collateral account holds per asset (`available + freeze`), the part below zero (a short's
+ * stock) counting as borrowed, not as balance.
+ */
+function collateralHoldings(balances: ReadonlyMap<string, BalanceEntry>, ticker: string | undefined): [string, Decimal, BalanceEntry][] {
+  const out: [string, Decimal, BalanceEntry][] = [];
+  for (const [currency, entry] of balances) {
+    if (ticker !== undefined && ticker !== currency) continue;
+    const total = entry.available.plus(entry.freeze);
+    if (ticker !== undefined || !total.isZero()) out.push([currency, total, entry]);
+  }
+  return out;
+}
+
+/**
+ * collateral-account/balance: JSON numbers per asset, as documented (`{"BTC":1,"USDT":1000}`). Written
+ * through a float, so exact up to 15 significant digits (at most 8 decimals are written); the daemon
+ * reads the summary's decimal strings instead. Zero assets are omitted unless `ticker` names one.
+ */
+export function collateralBalanceJson(balances: ReadonlyMap<string, BalanceEntry>, ticker?: string): Json {
+  const out: Json = {};
+  for (const [currency, total] of collateralHoldings(balances, ticker)) {
+    out[currency] = Number((total.isNegative() ? total.times(0) : total).toDecimalPlaces(8).toString());
+  }
+  return out;
+}
+
+/** collateral-account/balance-summary rows: balance, borrowed (a short), and what is free for new orders. */
+export function collateralSummaryJson(balances: ReadonlyMap<string, BalanceEntry>, shapes: ShapeTable, ticker?: string): Json[] {
+  return collateralHoldings(balances, ticker).map(([asset, total, entry]) => {
+    const free = entry.available.isNegative() ? '0' : s(entry.available);
+    return writeShape('collateralAsset', shapes.collateralAsset, {
+      asset, balance: total.isNegative() ? '0' : s(total), borrow: total.isNegative() ? s(total.negated()) : '0',
+      availableWithoutBorrow: free, availableWithBorrow: free,
+    });
+  });
 }
 
 /** Main balance: assets with a zero balance are omitted, as the spec says; a named ticker is always answered (the venue answers "0"). */

@@ -2,6 +2,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { candleOpenTime, intervalSeconds, type Interval } from '../../../src/domain/candle';
 import { Decimal } from '../../../src/domain/decimal';
 import type { Balances } from '../../../src/domain/market';
+import type { CollateralAssetBalance } from '../../../src/exchange/exchange-client';
 import type { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { buildExecution } from '../../../src/execution/build-execution';
 import { LeaseKeeper } from '../../../src/execution/lease-keeper';
@@ -31,7 +32,8 @@ export interface PaperFill { clientOrderId: string; side: string; price: Decimal
  * At each strategy candle close it does what the daemon's jobs do, in a fixed order so the run is
  * deterministic: one reconciliation pass (fills and cancels of resting orders reach the journal),
  * book refresh, balance poll, kline poll, StrategyHost, then each intent through `executor.submit`
- * (book.note of its records, as the daemon's intent sink). After each submission the balances are
+ * (book.note of its records, as the daemon's intent sink). The balance check reads the trading and
+ * the collateral balance (OCO margin), as the daemon's pollers do. After each submission they are
  * polled again: the backtest sees the funds an order reserves at once, and the next intent of the
  * same candle is sized against them. Fills are read from the executed-deals endpoint at the end.
  */
@@ -48,13 +50,15 @@ export async function paperRun(o: {
   const leases = new LeaseKeeper({ store: leaseStore, owner: 'parity-paper', ttlMs: 3_600_000 });
   const book = new OpenOrderBook(store);
   let balances: Balances = {};
+  let collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
   let lastClose: Decimal | undefined;
   const exec = buildExecution({
     exchange: client, store, leases, leaseStore, owner: 'parity-paper', clock: wall, markets: [market], requestTimeoutMs: 5000,
     risk: new RiskGate(new RiskEngine({ limits: o.risk ?? {}, clock: sim.clock }), {
       lastPrice: () => lastClose, balances: () => balances, openOnMarket: (mk) => book.onMarket(mk),
     }),
-    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances[cur]?.available : undefined) },
+    // As the daemon's collateral poller: an asset the answer does not list holds nothing.
+    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances[cur]?.available : (collateral[cur]?.availableWithoutBorrow ?? new Decimal(0))) },
   });
   for (const s of o.strategies) for (const mk of s.markets) leases.want(s.name, mk);
   await leases.tick();
@@ -69,8 +73,14 @@ export async function paperRun(o: {
   const orders: OrderLogEntry[] = [];
   const step = intervalSeconds(o.interval);
 
+  // The collateral account is read only before an intent is checked (its budget is 100 requests per 10 s).
+  let collateralStale = true;
   const submit = async (stamped: StampedIntent): Promise<void> => {
     const intent = stamped.intent;
+    if (collateralStale) {
+      collateral = await client.fetchCollateralBalanceSummary();
+      collateralStale = false;
+    }
     const time = sim.clock.nowMs() / 1000;
     const result = await exec.executor.submit(stamped);
     if (intent.kind === 'cancel') {
@@ -96,6 +106,7 @@ export async function paperRun(o: {
     }
     if (result.outcome !== 'denied') book.note(result.records);
     balances = await client.fetchTradingBalances();
+    collateralStale = true;
   };
 
   for (const minute of o.minutes) {
@@ -105,6 +116,7 @@ export async function paperRun(o: {
     await exec.reconciler.runOnce();
     await book.refresh();
     balances = await client.fetchTradingBalances();
+    collateralStale = true;
     const open = candleOpenTime(o.interval, close - step);
     const [candle] = await client.fetchCandles({ market, interval: o.interval, start: open, end: open, limit: 1 });
     if (candle === undefined || candle.time !== open) continue;

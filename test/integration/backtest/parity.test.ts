@@ -29,9 +29,11 @@ const DEFAULT_MODEL = parseFillModel({});
 const TINY_SHARE = parseFillModel({ volumeShare: '0.00005' });
 
 test.each([
-  ['the default fill model', DEFAULT_MODEL],
-  ['partial fills (volume share 0.00005)', TINY_SHARE],
-])('a backtest and a paper run through the daemon Executor over HTTP on the same candles produce the same orders and fills: %s', async (_name, parsed) => {
+  ['the default fill model', DEFAULT_MODEL, '3000'],
+  ['partial fills (volume share 0.00005)', TINY_SHARE, '3000'],
+  // The daemon reads the collateral balance (its poller) as the backtest does: both deny the OCO exits.
+  ['an unfunded collateral account', DEFAULT_MODEL, '0'],
+])('a backtest and a paper run through the daemon Executor over HTTP on the same candles produce the same orders and fills: %s', async (_name, parsed, collateralUsdt) => {
   if (!parsed.ok) throw new Error(parsed.reason);
   const fillModel = parsed.model;
   // About 30 hours, across the outage (keeps the HTTP run short).
@@ -40,7 +42,7 @@ test.each([
   const strategies = [load('rsi-reversion'), load('sma-cross')];
   const balances = { USDT: '10000' };
   // The collateral account (OCO margin) is funded explicitly on both sides, as by a transfer live.
-  const collateralBalances = { USDT: '3000' };
+  const collateralBalances = { USDT: collateralUsdt };
 
   const backtest = await new BacktestReplay({
     strategies, markets: [{ info: simMarketInfo('BTC_USDT'), candles: rows.map(rowToCandle) }], dataInterval: '1m',
@@ -63,6 +65,8 @@ test.each([
     expect(placed.length).toBeGreaterThan(10);
     expect(placed.some((o) => o.kind === 'stop_limit' && o.strategy === 'sma-cross')).toBe(true);
     expect(backtest.orders.some((o) => o.kind === 'oco')).toBe(true);
+    const ocoOutcomes = new Set(backtest.orders.filter((o) => o.kind === 'oco').map((o) => `${o.outcome} ${o.rule ?? ''}`.trim()));
+    expect([...ocoOutcomes]).toEqual(collateralUsdt === '0' ? ['denied balance'] : ['placed']);
     expect(backtest.orders.some((o) => o.kind === 'cancel' && o.outcome === 'canceled')).toBe(true);
     expect(paper.orders.map(key)).toEqual(backtest.orders.map(key));
 
@@ -93,4 +97,4 @@ test.each([
   } finally {
     await sim.close();
   }
-}, 30_000);
+}, 60_000);

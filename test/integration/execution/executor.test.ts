@@ -101,6 +101,26 @@ test('partial fills: an OCO take-profit executing in parts cancels the stop-loss
   expect(book.of('beta', MARKET)).toEqual([]);
 });
 
+test('partly filled, then cancelled, the cancel answer lost: settled from the order history (no `left` there) as exactly that, not as a fill', async () => {
+  await r.execution.reconciler.runOnce();
+  const placed = await r.execution.executor.submit(stopLimit('alpha', T0, { amount: new Decimal('0.5') }));
+  const id = (placed as { records: readonly { clientOrderId: string }[] }).records[0]!.clientOrderId;
+  sim.advanceTo(T0 + 120); // triggered at 105; 2 BTC traded, so 0.2 fills
+  await r.execution.reconciler.runOnce();
+  expect(await r.store.get(id)).toMatchObject({ status: 'partially_filled', filledAmount: '0.2', filledMoney: '21', fee: '0.021' });
+
+  sim.faults.enqueue('lostAnswer', { endpoint: 'cancelOrder' });
+  const cancel = await r.execution.executor.submit({ strategy: 'alpha', interval: '1m', candleTime: T0 + 60, intent: { kind: 'cancel', market: MARKET, clientOrderId: id } });
+  expect(cancel.outcome).toBe('unknown');
+  expect((await r.store.get(id))?.status).toBe('cancel_pending');
+  await until(async () => (await r.execution.settler.settle((await r.store.get(id))!)) !== 'waiting');
+  const history = await httpClient(sim.url).fetchOrderHistory({ market: MARKET });
+  expect([history[0]!.status, history[0]!.dealStock.toString(), history[0]!.amount.toString()]).toEqual(['CANCELED', '0.2', '0.5']);
+  expect(await r.store.get(id)).toMatchObject({ status: 'canceled', filledAmount: '0.2', filledMoney: '21', fee: '0.021' });
+  expect(r.events.ofType('OrderCanceled').map((e) => e.filledAmount)).toEqual(['0.2']);
+  expect(r.events.ofType('OrderFilled')).toEqual([]);
+});
+
 test('cancel: stop-limit and OCO are canceled at the exchange and in the journal', async () => {
   await r.execution.reconciler.runOnce();
   const sl = await r.execution.executor.submit(stopLimit('alpha', T0));

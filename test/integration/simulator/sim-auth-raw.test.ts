@@ -124,7 +124,7 @@ test('rate limits per scope answer 429', async () => {
     apiKey: KEY, apiSecret: SECRET, speed: 0, start: 1_700_000_040,
     rateLimits: { kline: { capacity: 2, windowMs: 60_000 }, public: { capacity: 2, windowMs: 60_000 }, orders: { capacity: 1, windowMs: 60_000 },
       activeOrders: { capacity: 1, windowMs: 60_000 }, tradeAccount: { capacity: 1, windowMs: 60_000 }, mainAccount: { capacity: 1, windowMs: 60_000 },
-      private: { capacity: 1, windowMs: 60_000 } },
+      collateralAccount: { capacity: 1, windowMs: 60_000 }, private: { capacity: 1, windowMs: 60_000 } },
   });
   expect((await post(BALANCE)).status).toBe(200);
   expect(await post(BALANCE)).toEqual(tooMany);

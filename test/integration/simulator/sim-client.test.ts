@@ -162,7 +162,7 @@ describe('the spec dialect end to end, and a dialect mismatch failing in paper m
   let specSim: SimulatedExchange;
   beforeEach(async () => {
     specSim = await startSimulatedExchange({
-      apiKey: 'key-1', apiSecret: 'secret-1', balances: { USDT: '10000', BTC: '1' },
+      apiKey: 'key-1', apiSecret: 'secret-1', balances: { USDT: '10000', BTC: '1' }, collateralBalances: { USDT: '1000' },
       markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: T0, rateLimits: false, dialect: 'spec',
     });
   });

@@ -29,7 +29,8 @@ let lastNonce = 0;
 
 beforeAll(async () => {
   sim = await startSimulatedExchange({
-    apiKey: KEY, apiSecret: SECRET, balances: { USDT: '10000', BTC: '1' }, markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: T0,
+    apiKey: KEY, apiSecret: SECRET, balances: { USDT: '10000', BTC: '1' }, mainBalances: { USDT: '5000' },
+    markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: T0,
   });
 });
 afterAll(async () => {
@@ -108,6 +109,11 @@ test('create stop-limit, list, cancel, cancel again, balances, klines, OCO list:
   // 7. OCO list at the documented path (empty), then with the documentation's OCO in it.
   const emptyList = await sendRequest('/api/v4/oco-orders', venue('request_oco_orders'));
   expect(emptyList).toEqual({ status: 200, body: [] });
+  // OCO margin lives on the collateral account: empty until funded, so fund it by the documented transfer.
+  expect(await sendRequest('/api/v4/collateral-account/balance', {})).toEqual({ status: 200, body: {} });
+  expect(await sendRequest('/api/v4/main-account/transfer', { ...venue('request_main_account_transfer'), ticker: 'USDT', amount: '1000', to: 'collateral' }))
+    .toEqual({ status: 201, body: [] });
+  expect(await sendRequest('/api/v4/collateral-account/balance', { ticker: 'USDT' })).toEqual({ status: 200, body: { USDT: 1000 } });
   const oco = await sendRequest('/api/v4/order/collateral/oco', venue('request_order_collateral_oco'));
   expect(oco.status).toBe(200);
   const documentedCreate = venue('http_post_order_collateral_oco');

@@ -34,6 +34,12 @@ const FIELDS: Partial<Record<WireEndpointId, Record<string, readonly unknown[]>>
   activeOrders: { market: markets, orderId: ints, clientOrderId: ids, limit: ints, offset: [0, 10_000, 4_294_967_296, -1, 5, '5', U] },
   orderHistory: { market: markets, orderId: ints, startDate: dates, endDate: dates, status: ['ALL', 'OPEN', U], limit: [1, 500, 501, U] },
   tradeBalance: { ticker: ['BTC', 'btc', 5, U] },
+  // `method`, or `from` and `to` (different): every mix of the three is drawn.
+  transfer: {
+    ticker: ['USDT', 'usdt', U], amount: decimals, from: ['main', 'spot', 'collateral', 'trade', U], to: ['collateral', 'spot', 'main', 'x', U],
+    method: [U, 'collateral-deposit', 'deposit', 'nope'],
+  },
+  collateralBalanceSummary: { ticker: ['BTC', 'btc', 5, U] },
 };
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces. */

@@ -143,6 +143,17 @@ describe('other endpoints', () => {
     expect(Object.keys(errors('tradeBalance', { ticker: 5 }))).toEqual(['ticker']);
     expect(value('killSwitchStatus', {})).toEqual({});
   });
+  test('transfer: ticker and amount, then `from` and `to` (different) or the older `method`', () => {
+    expect(value('transfer', { ticker: 'USDT', amount: '100', from: 'main', to: 'collateral' })).toEqual({ ticker: 'USDT', amount: '100', from: 'main', to: 'collateral' });
+    expect(value('transfer', { ticker: 'USDT', amount: 5, method: 'collateral-deposit' })).toEqual({ ticker: 'USDT', amount: '5', method: 'collateral-deposit' });
+    expect(errors('transfer', { ticker: 'USDT', amount: '1' })).toEqual({ method: ['The method field is required.'] });
+    expect(errors('transfer', { ticker: 'USDT', amount: '1', from: 'main' })).toEqual({ to: ['The to field is required when from is present.'] });
+    expect(errors('transfer', { ticker: 'USDT', amount: '1', from: 'main', to: 'main' })).toEqual({ to: ['The to and from must be different.'] });
+    expect(errors('transfer', { ticker: 'USDT', amount: '1', from: 'main', to: 'spot', method: 'deposit' })).toEqual({ method: ['Give either method or from and to, not both.'] });
+    expect(errors('transfer', { ticker: 'USDT', amount: '1', from: 'trade', to: 'spot' })).toEqual({ from: ['The selected from is invalid.'] });
+    expect(Object.keys(errors('transfer', { amount: '0', from: 'main', to: 'spot' })).sort()).toEqual(['amount', 'ticker']);
+  });
+
   test('a non-object is refused', () => {
     expect(Object.keys(errors('stopLimit', [1]))).toEqual(['request']);
   });

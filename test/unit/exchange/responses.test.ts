@@ -15,6 +15,19 @@ function parse(endpoint: EndpointId, body: unknown, dialect: DialectName = 'venu
 const refused = (endpoint: EndpointId, body: unknown, dialect: DialectName): boolean => !answersOf(DIALECTS[dialect])[endpoint].safeParse(body).success;
 const d = (s: string) => new Decimal(s);
 
+describe('the collateral account and transfers (documented spelling in both dialects)', () => {
+  test.each(['venue', 'spec'] as const)('collateral balance (JSON numbers), balance summary, transfer (%s)', (dialect) => {
+    const totals = parse('collateralBalance', fixture('venue/http_post_collateral_account_balance'), dialect);
+    expect(Object.fromEntries(Object.entries(totals).map(([k, v]) => [k, (v as Decimal).toString()]))).toEqual({ BTC: '1', USDT: '1000', ETH: '5.5' });
+    const summary = parse('collateralBalanceSummary', fixture('venue/http_post_collateral_account_balance_summary'), dialect);
+    expect(summary['USDT'].availableWithoutBorrow).toEqual(d('1000'));
+    expect(summary['BTC'].availableWithBorrow).toEqual(d('123.456'));
+    expect(parse('transfer', [], dialect)).toBeUndefined();
+    expect(refused('transfer', [{ id: 1 }], dialect)).toBe(true);
+    expect(refused('collateralBalanceSummary', [{ asset: 'BTC', balance: '1' }], dialect)).toBe(true);
+  });
+});
+
 describe('answers shared by both dialects', () => {
   test('kline: wire row is time, open, CLOSE, HIGH, LOW, volume stock, volume money', () => {
     const [c] = parse('kline', fixture('http_get_kline'));
@@ -52,6 +65,11 @@ describe('answers shared by both dialects', () => {
     expect(a).toMatchObject({ orderId: 4986126152, market: 'BTC_USDT', clientOrderId: 'customId11', timestamp: 1597486960.311311, finishedAt: 1597486960.311332, status: 'CANCELED' });
     expect(a.left).toEqual(d('0'));
     expect(b).toMatchObject({ activationCondition: 'gte', activated: true, clientOrderId: undefined });
+  });
+  test('a history row has no `left`: the rest is amount - dealStock (partly filled, then cancelled)', () => {
+    const row = { ...(fixture('http_post_trade_account_order_history') as Record<string, Record<string, unknown>[]>)['BTC_USDT']![0]!, amount: '0.5', dealStock: '0.2' };
+    const [partial] = parse('orderHistory', { BTC_USDT: [row] });
+    expect([partial.status, partial.left.toString(), partial.dealStock.toString()]).toEqual(['CANCELED', '0.3', '0.2']);
   });
   test('executed deals (array or keyed by market)', () => {
     const [deal] = parse('executedDeals', fixture('http_post_trade_account_executed_history'));

@@ -12,9 +12,9 @@ describe('BalancePoller', () => {
     const answers: (Balances | Error)[] = [bal('10'), new ExchangeUnavailableError('down'), bal('12')];
     const tickers: (string | undefined)[] = [];
     const updates: string[] = [];
+    const client = { fetchTradingBalances: async (t?: string) => { tickers.push(t); const a = answers.shift()!; if (a instanceof Error) throw a; return a; } };
     const poller = new BalancePoller({
-      clock, ticker: 'USDT',
-      client: { fetchTradingBalances: async (t?: string) => { tickers.push(t); const a = answers.shift()!; if (a instanceof Error) throw a; return a; } },
+      clock, fetch: () => client.fetchTradingBalances('USDT'),
       onUpdate: (s) => updates.push(s.balances['USDT']!.available.toString()),
     });
     expect(poller.latest()).toBeUndefined();
@@ -34,7 +34,7 @@ describe('BalancePoller', () => {
     const clock = new ManualClock(1000);
     const resolvers: ((b: Balances) => void)[] = [];
     const poller = new BalancePoller({
-      clock, client: { fetchTradingBalances: () => new Promise<Balances>((r) => { resolvers.push(r); }) },
+      clock, fetch: () => new Promise<Balances>((r) => { resolvers.push(r); }),
     });
     const slow = poller.poll();
     clock.advanceMs(1000);
