@@ -12,7 +12,7 @@ import { buildExecution, executionEventSink, type Execution } from './execution-
 import { MeteredOrderStore } from './metered-order-store';
 import { OpenOrderBook } from './open-order-book';
 import { PnlTracker } from './pnl-tracker';
-import { riskLimitsFromConfig } from './risk-wiring';
+import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
 import { TradingStateControl } from './trading-state-control';
 

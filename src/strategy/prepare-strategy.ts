@@ -65,6 +65,11 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
     throw new StrategyLoadError(`strategy ${name}: config markets: ${badMarket === undefined ? 'at least one market' : `"${badMarket}" must look like BTC_USDT`}`, { file, strategy: name, field: 'markets' });
   }
 
+  const unknown = unknownParams(shape.data.params, config.params);
+  if (unknown !== undefined) {
+    throw new StrategyLoadError(`strategy ${name}: unknown parameter${unknown.keys.length > 1 ? 's' : ''} ${unknown.keys.map((k) => `"${k}"`).join(', ')} (parameters: ${unknown.known.join(', ') || 'none'})`,
+      { file, strategy: name, param: unknown.keys[0] });
+  }
   const parsed = shape.data.params.safeParse(config.params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -79,4 +84,30 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
     throw new StrategyLoadError(`strategy ${name}: window (${window}) is smaller than warmup (${warmup})`, { file, strategy: name, field: 'window' });
   }
   return Object.freeze({ name, file, definition: def, markets: Object.freeze([...new Set(markets)]), interval: shape.data.interval, params, warmup, window });
+}
+
+/**
+ * Parameter names the schema does not know. A zod object drops unknown keys by default, so a typo
+ * (`fsat` for `fast`) would silently run the default: refused instead, naming the real parameters.
+ * Only when the schema is an object that does not accept extra keys on purpose (z.looseObject,
+ * .passthrough()); any other schema validates its input itself.
+ */
+function unknownParams(schema: unknown, params: Readonly<Record<string, unknown>> | undefined): { keys: string[]; known: string[] } | undefined {
+  const known = paramNames(schema);
+  if (params === undefined || known === undefined) return undefined;
+  const keys = Object.keys(params).filter((k) => !known.includes(k));
+  return keys.length === 0 ? undefined : { keys, known };
+}
+
+/**
+ * The parameter names of a strategy's params schema when it is an object schema that refuses or
+ * drops unknown keys (what `--params` and `--sweep` keys are checked against); undefined when the
+ * schema takes any key (z.looseObject, .passthrough()) or is no object schema.
+ */
+export function paramNames(schema: unknown): string[] | undefined {
+  const s = schema as { shape?: unknown; def?: { catchall?: { _zod?: { def?: { type?: string } } } }; _def?: { unknownKeys?: string } };
+  if (s.shape === null || typeof s.shape !== 'object') return undefined;
+  const catchall = s.def?.catchall?._zod?.def?.type;
+  if ((catchall !== undefined && catchall !== 'never') || s._def?.unknownKeys === 'passthrough') return undefined;
+  return Object.keys(s.shape as object);
 }
