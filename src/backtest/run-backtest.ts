@@ -130,7 +130,7 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
   const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, data.tradeFrom === undefined ? m.candles : sliceByTime(m.candles, data.tradeFrom)]));
   const quoteCurrency = quotes[0] as string;
   const equity = buildEquityCurve(replay.fills, candles, spec.balances, quoteCurrency, data.dataInterval);
-  const title = `${strategy.name} ${strategy.interval} on ${data.markets.map((m) => m.market).join(', ')} ${JSON.stringify(strategy.params)}`;
+  const title = `${strategy.name} ${strategy.interval} on ${data.markets.map((m) => m.market).join(', ')} ${JSON.stringify(strategy.params).replace(/,"/g, ', "')}`;
   const settingsInput = {
     found, dataInterval: data.dataInterval, from: data.from, to: data.to, balances: spec.balances, markets: infos, collateral, risk, strategyRules,
     data: data.markets.map((m) => ({ market: m.market, file: m.file ?? '(in memory)', sha256: m.sha256 ?? '', candles: (candles[m.market] ?? []).length })),

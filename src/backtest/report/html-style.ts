@@ -16,7 +16,8 @@ table{border-collapse:collapse;background:#fff;width:100%;font-variant-numeric:t
 th,td{padding:5px 10px;border-bottom:1px solid #e3e6eb;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 thead th{background:#eef0f4;position:sticky;top:0}
-.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:0 24px}
+.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(320px,100%),1fr));gap:0 24px}
+.summary th,.summary td{white-space:normal}
 .pos{color:#137333}.neg{color:#b3261e}
 .note{color:#5b6475;font-style:italic;margin:6px 0}
 .chart{background:#fff;border:1px solid #e3e6eb;margin:0 0 12px}
