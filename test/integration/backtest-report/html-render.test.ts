@@ -193,7 +193,12 @@ const SCREENSHOT_DIR = process.env['TRADEBOT_REPORT_SCREENSHOT_DIR'] ?? tmpdir()
       // The long title (every parameter) wraps: the page never scrolls sideways, even on a narrow window.
       for (const width of [1200, 480]) {
         await clean.page.setViewportSize({ width, height: 900 });
-        expect(await clean.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+        // The function runs in the page (no DOM types in this project's tsconfig: read through globalThis).
+        const overflow = await clean.page.evaluate(() => {
+          const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+          return root.scrollWidth - root.clientWidth;
+        });
+        expect(overflow).toBe(0);
       }
     } finally {
       await clean.page.close();
