@@ -6,7 +6,7 @@ import { expandGrid } from '../backtest/sweep/grid';
 import { checkRankMetric, formatSweepTable, rankResults, runSweep } from '../backtest/sweep/run-sweep';
 import type { SweepSetup } from '../backtest/sweep/sweep-types';
 import { writeSweep } from '../backtest/sweep/write-sweep';
-import { paramNames } from '../strategy/prepare-strategy';
+import { findUnknownParam } from '../strategy/param-keys';
 import type { BacktestCliOptions, BacktestRequest } from './backtest-command';
 
 /**
@@ -47,10 +47,10 @@ export function sweepSetup(request: BacktestRequest, grid: Readonly<Record<strin
   expandGrid(grid); // shape and size errors before anything loads
   // Loads the strategy once here (its own module only): a bad name or base parameter fails now, not in every worker.
   const found = findNamedStrategy(spec, request.data.map((d) => d.market));
-  const known = paramNames(found.strategy.definition.params);
-  const unknown = known === undefined ? [] : Object.keys(grid).filter((k) => !known.includes(k));
-  if (unknown.length > 0) {
-    throw new BacktestInputError(`--sweep: unknown parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')} of ${spec.strategy} (parameters: ${known?.join(', ')})`, { field: 'sweep', param: unknown[0] });
+  // The grid's keys against the schema (its values are checked per run: a refused combination is an error row).
+  const unknown = findUnknownParam(found.strategy.definition.params, Object.fromEntries(Object.keys(grid).map((k) => [k, undefined])));
+  if (unknown !== undefined) {
+    throw new BacktestInputError(`--sweep: unknown parameter "${unknown.path}" of ${spec.strategy} (known: ${unknown.known.join(', ')})`, { field: 'sweep', param: unknown.path });
   }
   return {
     strategy: spec.strategy, strategiesDir: path.resolve(spec.strategiesDir ?? 'strategies'), interval: spec.interval,

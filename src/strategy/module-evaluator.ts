@@ -8,15 +8,18 @@ import * as path from 'node:path';
  *
  * The file is transpiled with sucrase (types are erased, not checked: `npm run typecheck` checks the
  * repo's strategies; ESM import/export become CommonJS) and evaluated with its own `require`, which:
- * - maps any import of the project's sources (`../src/...` from `strategies/`) to the copy that is
- *   RUNNING: `src/*.ts` under ts-jest/ts-node, `dist/src/*.js` after `npm run build`. A strategy thus
- *   shares the host's module instances (one Decimal class, one zod), and never loads stale or
- *   duplicate code;
- * - maps the alias `tradebot/strategy` to src/strategy/strategy (for strategies kept outside the repo);
+ * - maps the SDK, `tradebot/strategy`, to the copy of src/strategy/strategy that is RUNNING
+ *   (`src/*.ts` under ts-jest, `dist/src/*.js` after `npm run build`), wherever the module lives:
+ *   a strategy shares the host's module instances (one Decimal class, one zod);
+ * - REFUSES the daemon's internals: any other `tradebot/...` path, and any file of the project's
+ *   `src/` or `dist/` (`../src/exchange/...`), with an InternalImportError naming the import. A
+ *   strategy talks to the daemon through its context and intents only (docs/strategies.md);
  * - loads other relative `.ts`/`.js` files (e.g. a `_shared.ts` helper next to the strategy) the
  *   same way, cached per evaluator;
  * - resolves packages (`technicalindicators`, `decimal.js`, `zod`) from the project first, then
  *   from the strategy's own directory.
+ * The refusal makes a mistake obvious; it is not the security boundary: the daemon runs strategies
+ * in sandboxed guest processes that hold nothing worth reaching.
  */
 
 /** The folder holding the running project sources: `<repo>/src` or `<repo>/dist/src`. */
@@ -25,7 +28,11 @@ const RUNNING_FROM_DIST = path.basename(path.dirname(RUNNING_SRC)) === 'dist';
 const REPO_ROOT = RUNNING_FROM_DIST ? path.resolve(RUNNING_SRC, '..', '..') : path.resolve(RUNNING_SRC, '..');
 /** Where the TypeScript sources live (what strategies in `strategies/` import relatively). */
 const SOURCE_SRC = path.join(REPO_ROOT, 'src');
-const ALIASES: Readonly<Record<string, string>> = { 'tradebot/strategy': 'strategy/strategy' };
+/** The compiled output (`dist/`): as internal as the sources. */
+const DIST = path.join(REPO_ROOT, 'dist');
+/** The one import of the project a strategy may use. */
+export const SDK_MODULE = 'tradebot/strategy';
+const SDK_PATH = 'strategy/strategy';
 const EXTENSIONS = ['.ts', '.js', '/index.ts', '/index.js'];
 
 type ModuleRecord = { exports: unknown };
@@ -93,12 +100,12 @@ export class ModuleEvaluator {
   private requireFor(file: string): (request: string) => unknown {
     const own = createRequire(file);
     return (request: string): unknown => {
-      const alias = ALIASES[request];
-      if (alias !== undefined) return require(path.join(RUNNING_SRC, alias));
+      if (request === SDK_MODULE) return require(path.join(RUNNING_SRC, SDK_PATH));
+      if (request === 'tradebot' || request.startsWith('tradebot/')) throw internalImport(request, file, `${request} is not part of the SDK`);
       if (request.startsWith('.') || path.isAbsolute(request)) {
         const target = path.resolve(path.dirname(file), request);
-        const inSource = relativeInside(SOURCE_SRC, target);
-        if (inSource !== undefined) return require(path.join(RUNNING_SRC, stripExtension(inSource)));
+        const inside = relativeInside(SOURCE_SRC, target) ?? relativeInside(DIST, target);
+        if (inside !== undefined) throw internalImport(request, file, `${path.relative(REPO_ROOT, target)} is a daemon internal`);
         const resolved = resolveFile(target);
         if (resolved === undefined) throw moduleNotFound(request, file);
         let deps = this.imports.get(file);
@@ -129,8 +136,19 @@ function relativeInside(dir: string, target: string): string | undefined {
   return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
 }
 
-function stripExtension(rel: string): string {
-  return rel.replace(/\.(ts|js)$/, '');
+/**
+ * A strategy module imported a part of the daemon other than the SDK. `request` is the import as
+ * written, `file` the module that wrote it.
+ */
+export class InternalImportError extends Error {
+  override readonly name = 'InternalImportError';
+  constructor(readonly request: string, readonly file: string, why: string) {
+    super(`${path.basename(file)} imports '${request}' (${why}): a strategy may import '${SDK_MODULE}', packages and its own helper files only`);
+  }
+}
+
+function internalImport(request: string, file: string, why: string): InternalImportError {
+  return new InternalImportError(request, file, why);
 }
 
 function resolveFile(target: string): string | undefined {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { INTERVALS, type Interval } from '../domain/candle';
 import { MARKET_NAME, type MarketName } from '../domain/market';
 import { StrategyLoadError } from '../domain/errors';
+import { findUnknownParam } from './param-keys';
 import type { StrategyDefinition } from './strategy';
 
 /** Per-strategy config (from the config file, later): all optional. */
@@ -45,7 +46,8 @@ const definitionSchema = z.object({
 
 /**
  * Validates a strategy definition and resolves its markets and parameters against `config`.
- * Throws StrategyLoadError naming the file, the strategy and (for parameters) the field path.
+ * Throws StrategyLoadError naming the file, the strategy and (for parameters) the field path; an
+ * unknown parameter (a key the params schema does not declare) is refused with the known ones.
  */
 export function prepareStrategy(value: unknown, opts: { file?: string | undefined; config?: StrategyConfig | undefined } = {}): LoadedStrategy {
   const file = opts.file;
@@ -65,10 +67,11 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
     throw new StrategyLoadError(`strategy ${name}: config markets: ${badMarket === undefined ? 'at least one market' : `"${badMarket}" must look like BTC_USDT`}`, { file, strategy: name, field: 'markets' });
   }
 
-  const unknown = unknownParams(shape.data.params, config.params);
+  // Unknown keys first: zod would drop them silently and a typo would run with the default.
+  const unknown = findUnknownParam(shape.data.params, config.params ?? {});
   if (unknown !== undefined) {
-    throw new StrategyLoadError(`strategy ${name}: unknown parameter${unknown.keys.length > 1 ? 's' : ''} ${unknown.keys.map((k) => `"${k}"`).join(', ')} (parameters: ${unknown.known.join(', ') || 'none'})`,
-      { file, strategy: name, param: unknown.keys[0] });
+    const known = unknown.known.length === 0 ? 'it takes no parameters' : `known: ${unknown.known.join(', ')}`;
+    throw new StrategyLoadError(`strategy ${name}: unknown parameter "${unknown.path}" (${known})`, { file, strategy: name, param: unknown.path, known: [...unknown.known] });
   }
   const parsed = shape.data.params.safeParse(config.params ?? {});
   if (!parsed.success) {
@@ -84,30 +87,4 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
     throw new StrategyLoadError(`strategy ${name}: window (${window}) is smaller than warmup (${warmup})`, { file, strategy: name, field: 'window' });
   }
   return Object.freeze({ name, file, definition: def, markets: Object.freeze([...new Set(markets)]), interval: shape.data.interval, params, warmup, window });
-}
-
-/**
- * Parameter names the schema does not know. A zod object drops unknown keys by default, so a typo
- * (`fsat` for `fast`) would silently run the default: refused instead, naming the real parameters.
- * Only when the schema is an object that does not accept extra keys on purpose (z.looseObject,
- * .passthrough()); any other schema validates its input itself.
- */
-function unknownParams(schema: unknown, params: Readonly<Record<string, unknown>> | undefined): { keys: string[]; known: string[] } | undefined {
-  const known = paramNames(schema);
-  if (params === undefined || known === undefined) return undefined;
-  const keys = Object.keys(params).filter((k) => !known.includes(k));
-  return keys.length === 0 ? undefined : { keys, known };
-}
-
-/**
- * The parameter names of a strategy's params schema when it is an object schema that refuses or
- * drops unknown keys (what `--params` and `--sweep` keys are checked against); undefined when the
- * schema takes any key (z.looseObject, .passthrough()) or is no object schema.
- */
-export function paramNames(schema: unknown): string[] | undefined {
-  const s = schema as { shape?: unknown; def?: { catchall?: { _zod?: { def?: { type?: string } } } }; _def?: { unknownKeys?: string } };
-  if (s.shape === null || typeof s.shape !== 'object') return undefined;
-  const catchall = s.def?.catchall?._zod?.def?.type;
-  if ((catchall !== undefined && catchall !== 'never') || s._def?.unknownKeys === 'passthrough') return undefined;
-  return Object.keys(s.shape as object);
 }

@@ -45,11 +45,11 @@ test('a strategy that throws makes the command fail, unless the author accepts i
 test('typos are refused with the valid names: a parameter, a sweep key, a ranking metric, a risk key', async () => {
   const param = await cli(['--strategy', 'sma-cross', '--data', DATA, '--params', '{"fsat":5}', '--out', out()]);
   expect(param.code).toBe(1);
-  expect(param.stderr).toMatch(/TB_ERR_STRATEGY_LOAD: strategy sma-cross: unknown parameter "fsat" \(parameters: fast, slow/);
+  expect(param.stderr).toMatch(/TB_ERR_STRATEGY_LOAD: strategy sma-cross: unknown parameter "fsat" \(known: fast, slow/);
 
   const sweepKey = await cli(['--strategy', 'sma-cross', '--data', DATA, '--sweep', '{"fast":[5],"slwo":[30]}', '--workers', '0', '--out', out()]);
   expect(sweepKey.code).toBe(1);
-  expect(sweepKey.stderr).toMatch(/--sweep: unknown parameter "slwo" of sma-cross \(parameters: fast, slow/);
+  expect(sweepKey.stderr).toMatch(/--sweep: unknown parameter "slwo" of sma-cross \(known: fast, slow/);
 
   const metric = await cli(['--strategy', 'sma-cross', '--data', DATA, '--sweep', '{"fast":[5]}', '--rank-by', 'profit', '--out', out()]);
   expect(metric.code).toBe(1);

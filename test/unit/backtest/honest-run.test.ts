@@ -91,7 +91,7 @@ describe('strict inputs and one set of defaults', () => {
   test('a typo in a parameter is refused with the real names listed', async () => {
     const run = runBacktest({ strategy: 'sma-cross', params: { fsat: 5 }, balances: usdt }, data);
     await expect(run).rejects.toThrow(StrategyLoadError);
-    await expect(run).rejects.toThrow('strategy sma-cross: unknown parameter "fsat" (parameters: fast, slow,');
+    await expect(run).rejects.toThrow('strategy sma-cross: unknown parameter "fsat" (known: fast, slow,');
   });
 
   test('--risk is the config risk section: same defaults, unknown keys refused with the valid ones', () => {

@@ -84,7 +84,7 @@ describe('loadStrategies', () => {
     }
   });
 
-  test('loads the example strategies of strategies/ (they import ./_sizing and ../src)', () => {
+  test('loads the example strategies of strategies/ (they import ./_sizing and tradebot/strategy)', () => {
     const r = loadStrategies(STRATEGIES);
     expect(r.errors).toEqual([]);
     expect(r.strategies.map((s) => s.name)).toEqual(['donchian-breakout', 'rsi-reversion', 'sma-cross']);
