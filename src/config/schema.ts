@@ -123,7 +123,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       port: z.number().int().min(0).max(65_535).default(9464),
-      host: z.string().default('0.0.0.0'),
+      host: z.string().default('127.0.0.1'),
     })
     .prefault({}),
   log: z
