@@ -12,7 +12,7 @@ export type ExecutionEvent =
   | { readonly type: 'OrderAccepted'; readonly clientOrderId: string; readonly orderId: number | undefined; readonly status: OrderStatus }
   /** The exchange (or a local rule after journaling) refused it; nothing rests. */
   | { readonly type: 'OrderRejected'; readonly clientOrderId: string; readonly reason: string; readonly code?: string }
-  /** A pre-trade rule refused the intent; nothing was journaled or sent. */
+  /** A pre-trade rule refused the intent; nothing was sent (a late refusal leaves its journal record `rejected`). */
   | { readonly type: 'OrderDenied'; readonly strategy: string; readonly market: MarketName; readonly rule: string; readonly reason: string }
   | { readonly type: 'OrderTriggered'; readonly clientOrderId: string }
   | { readonly type: 'OrderPartiallyFilled'; readonly clientOrderId: string; readonly filledAmount: string }
