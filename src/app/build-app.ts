@@ -190,7 +190,7 @@ export class TradebotApp {
       metrics: m, log, onRedisUp,
     }));
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
-    log.info({ mode: c.mode, durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started');
+    log.info({ durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started'); // `mode` is on every line
   }
 
   private async startMetricsServer(readiness: readonly ReadinessCheck[]): Promise<void> {
@@ -266,7 +266,7 @@ export class TradebotApp {
       try {
         await Promise.race([closer.close(), sleep(left())]);
       } catch (err) {
-        this.log.warn({ err, component: closer.name }, 'close failed');
+        this.log.warn({ err, closing: closer.name }, 'close failed');
       }
     }
     return clean && Date.now() <= deadline;

@@ -103,7 +103,7 @@ export class CandleFlow {
         this.log.warn({ market: e.market, interval: e.interval, from: e.from, to: e.to, missing: e.missing }, 'candle gap at the exchange (outage); moving on');
         return;
       case 'revision':
-        this.log.info({ market: e.market, interval: e.interval, time: e.time }, 'delivered candle revised by the exchange (not re-delivered)');
+        this.log.info({ market: e.market, interval: e.interval, candleTime: e.time }, 'delivered candle revised by the exchange (not re-delivered)');
         return;
     }
   }

@@ -129,7 +129,8 @@ export const configSchema = z.strictObject({
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-      pretty: z.boolean().default(false),
+      /** Coloured text for people, JSON for machines: `auto` = pretty when stdout is a terminal. */
+      pretty: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     })
     .prefault({}),
   shutdown: z.strictObject({ graceMs: positiveInt.max(120_000).default(10_000) }).prefault({}),

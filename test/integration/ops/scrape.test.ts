@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { linesWithDuplicateKeys } from '../../helpers/json-duplicate-keys';
 import { baseName } from '../../helpers/promql-names';
 import { freePort } from '../../helpers/redis-server';
 import { OPS_TEST_SECRET } from '../../helpers/secret-scan';
@@ -124,12 +125,15 @@ test('while it trades, the daemon exports every metric a dashboard panel, a dash
   expect(missing()).toEqual([]);
 });
 
-test('SIGTERM: exit 0 after a clean stop; nothing the daemon printed holds a secret', async () => {
+test('SIGTERM: exit 0 after a clean stop; its JSON log lines have no duplicate keys and hold no secret', async () => {
   const d = daemon;
   expect(d.running).toBe(true);
   d.signal('SIGTERM');
   expect(await d.exit()).toEqual({ code: 0, signal: null });
   expect(d.lines().find((l) => l.msg === 'stopped cleanly')).toMatchObject({ clean: true });
+  // JSON (stdout is a pipe, not a terminal), one value per key: JSON.parse would silently keep the last.
+  expect(d.stdout.trimStart().startsWith('{')).toBe(true);
+  expect(linesWithDuplicateKeys(d.stdout)).toEqual([]);
   expectNoSecrets('ops-scrape-daemon.stdout', d.stdout);
   expectNoSecrets('ops-scrape-daemon.stderr', d.stderr);
 });
