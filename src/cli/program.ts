@@ -8,6 +8,8 @@ import { registerStrategiesCommand } from './strategies-command';
 import { registerOrdersCommand } from './orders-command';
 import { registerTradingStateCommands } from './trading-state-command';
 import { registerSimExchangeCommand } from './sim-exchange-command';
+import { packageVersion } from './package-version';
+import { registerStatusCommand } from './status-command';
 
 /**
  * Every subcommand registers itself from its own file `src/cli/<name>-command.ts`. Adding a
@@ -22,12 +24,14 @@ const COMMANDS: readonly ((program: Command) => void)[] = [
   registerStrategiesCommand,
   registerOrdersCommand,
   registerTradingStateCommands,
+  registerStatusCommand,
   registerSimExchangeCommand,
 ];
 
 export function buildProgram(): Command {
   const program = new Command('tradebot')
     .description('Automated trading bot daemon with a simulated exchange')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError();
   for (const register of COMMANDS) register(program);
   return program;
