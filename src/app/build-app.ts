@@ -147,6 +147,7 @@ export class TradebotApp {
     let flow: CandleFlow | undefined;
     const trading = await wireTrading({
       config: c, exchange, state, markets, marketClock: this.marketClock, wallClock: this.wallClock, metrics: m, log,
+      strategies: loaded.strategies.map((s) => ({ name: s.name, markets: s.markets })),
       lastPrice: (mk) => flow?.lastPrice(mk), onRedisUp,
     });
     const { exec, book, balances, execLog } = trading;

@@ -8,6 +8,7 @@ import type { ExchangeClient } from '../exchange/exchange-client';
 import { buildExecution as buildExecutionCore, type Execution as BuiltExecution } from '../execution/build-execution';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
 import { LeaseKeeper } from '../execution/lease-keeper';
+import type { OwnStrategy } from '../execution/own-orders';
 import type { BalanceView } from '../execution/prepare-order';
 import type { PreTradeRisk } from '../execution/risk-port';
 import type { Logger } from '../log/logger';
@@ -35,6 +36,8 @@ export interface ExecutionInput {
   readonly metrics: Metrics;
   /** The store account (label of tradebot_lease_owned). */
   readonly account: string;
+  /** The enabled strategies and their markets: orders they minted are adopted back if the journal lost them. */
+  readonly strategies: readonly OwnStrategy[];
 }
 
 /** The execution package's own wiring (build-execution.ts) plus this replica's leases, observed by metrics. */
@@ -48,6 +51,7 @@ export function buildExecution(i: ExecutionInput): Execution {
     exchange: i.exchange, store: i.store, leases, leaseStore: i.leaseStore, owner, risk: i.risk, clock: i.clock,
     events: i.events, balances: i.balances, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,
     unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, reconcileIntervalMs: i.config.reconcile.intervalSeconds * 1000,
+    ownStrategies: i.strategies, ownOrderPolicy: i.config.reconcile.ownOrderPolicy,
   });
   return { ...built, leases, owner };
 }
@@ -97,6 +101,9 @@ export function executionEventSink(metrics: Metrics, log: Logger, hooks: { onFil
           return;
         case 'JournalWriteFailed':
           log.error({ clientOrderId: e.clientOrderId, error: e.error }, 'journal write failed after the exchange answered; reconciliation will catch up');
+          return;
+        case 'OrderAdopted':
+          log.warn({ clientOrderId: e.clientOrderId, orderId: e.orderId, market: e.market, strategy: e.strategy }, 'order adopted from the exchange into the journal');
           return;
         case 'UnknownOrderFound':
           log.warn({ market: e.market, orderId: e.orderId, clientOrderId: e.clientOrderId, action: e.action }, 'exchange order unknown to the journal');

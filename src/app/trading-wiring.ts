@@ -3,6 +3,7 @@ import type { FrozenConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
+import type { OwnStrategy } from '../execution/own-orders';
 import { RiskGate } from '../execution/risk-gate';
 import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
@@ -23,6 +24,8 @@ export interface TradingInput {
   readonly state: StateAdapters;
   /** Every market an enabled strategy trades. */
   readonly markets: readonly MarketName[];
+  /** The enabled strategies and their markets (whose orders this deployment minted). */
+  readonly strategies: readonly OwnStrategy[];
   /** The exchange's time (market clock in paper mode): risk's day boundary, balance polls. */
   readonly marketClock: Clock;
   /** Real time: in-flight windows, lease TTLs. */
@@ -90,7 +93,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   });
   const exec = buildExecution({
     config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, markets: i.markets, metrics: m,
-    account: i.state.keys.account,
+    account: i.state.keys.account, strategies: i.strategies,
     risk: new RiskGate(riskEngine, {
       lastPrice: i.lastPrice, balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
     }),

@@ -108,8 +108,10 @@ export const configSchema = z.strictObject({
   reconcile: z
     .strictObject({
       intervalSeconds: positiveInt.default(30),
-      /** What to do with open orders at the exchange that the journal does not know. */
+      /** What to do with open orders at the exchange that the journal does not know (and this deployment did not place). */
       unknownOrderPolicy: z.enum(['ignore', 'adopt', 'cancel']).default('ignore'),
+      /** Orders whose client ids this deployment minted but the journal lost (Redis came back empty): adopt them again. */
+      ownOrderPolicy: z.enum(['adopt', 'ignore']).default('adopt'),
     })
     .prefault({}),
   polling: z
