@@ -60,7 +60,12 @@ function canApt(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0 && spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+// One apt attempt per package per process (promtool and prometheus share one).
+const attempted = new Set<string>();
+
 function aptInstall(pkg: string, log: (line: string) => void): void {
+  if (attempted.has(pkg)) return;
+  attempted.add(pkg);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const install = (): number | null => spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: 'ignore', env, timeout: 600_000 }).status;
   log(`tests: installing the Debian package ${pkg} (apt-get install ${pkg})`);
