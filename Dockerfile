@@ -18,7 +18,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` runs the build, and the sources are not copied yet.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json tsconfig.sdk.json ./
 COPY src ./src
 COPY strategies ./strategies
 COPY bench ./bench

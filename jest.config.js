@@ -11,6 +11,8 @@ const shared = {
   transform: { '^.+\\.[tj]s$': tsJest },
   transformIgnorePatterns: ['/node_modules/(?!(ky)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // The strategy SDK as strategies import it (package.json exports), mapped to its source under ts-jest.
+  moduleNameMapper: { '^tradebot/strategy$': '<rootDir>/src/strategy/strategy.ts' },
 };
 module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',

@@ -2,7 +2,7 @@
  * Helpers shared by the example strategies. Files starting with `_` are not loaded as strategies,
  * but strategies may import them (the loader transpiles them the same way).
  */
-import { Decimal, z, type MarketInfo, type StrategyContext } from '../src/strategy/strategy';
+import { Decimal, z, type MarketInfo, type StrategyContext } from 'tradebot/strategy';
 
 /** A money amount in config: a plain decimal string such as "100" (never a float). */
 export const decimalText = z.string().regex(/^\d+(\.\d+)?$/, 'a plain decimal such as "100" or "0.5"');

@@ -12,7 +12,7 @@
  *
  * At most one resting order at a time (checked against `ctx.openOrders`), so it never piles up orders.
  */
-import { Decimal, defineStrategy, z, type Intent, type OpenOrderView } from '../src/strategy/strategy';
+import { Decimal, defineStrategy, z, type Intent, type OpenOrderView } from 'tradebot/strategy';
 import { amountForNotional, decimalText, looksFilled, ratio, roundPrice } from './_sizing';
 
 export default defineStrategy({

@@ -12,7 +12,7 @@
  * One position at a time: `ctx.state.phase` (flat -> entering -> exiting -> flat) plus
  * `ctx.openOrders` keep it from stacking orders. Deterministic.
  */
-import { Decimal, defineStrategy, z, type Intent } from '../src/strategy/strategy';
+import { Decimal, defineStrategy, z, type Intent } from 'tradebot/strategy';
 import { amountForNotional, decimalText, looksFilled, ratio, roundPrice } from './_sizing';
 
 type Phase = 'flat' | 'entering' | 'exiting';

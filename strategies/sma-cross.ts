@@ -11,7 +11,7 @@
  * Crosses are edges (one candle each), and `ctx.openOrders` / `ctx.state` stop it from stacking a
  * second entry while one is open or held. Deterministic: the same candles give the same intents.
  */
-import { Decimal, defineStrategy, z, type Intent } from '../src/strategy/strategy';
+import { Decimal, defineStrategy, z, type Intent } from 'tradebot/strategy';
 import { amountForNotional, decimalText, ratio, roundPrice, stockAvailable } from './_sizing';
 
 const FILLED_SHARE = new Decimal('0.99');

@@ -22,7 +22,7 @@ import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-e
 import type { JobScheduler } from './scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
-import { loadConfiguredStrategies, warmupSeconds } from './strategy-wiring';
+import { loadConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
 import type { TradingStateControl } from './trading-state-control';
 import { wireTrading } from './trading-wiring';
 
@@ -138,6 +138,10 @@ export class TradebotApp {
     // 5. strategies (pure: files are read and validated; a bad module is reported, the others run)
     const loaded = loadConfiguredStrategies(c, this.input.baseDir);
     for (const error of loaded.errors) log.error({ file: error.context['file'], reason: error.context['reason'], err: error }, `strategy not loaded: ${error.message}`);
+    const configErrors = strategyConfigErrors(loaded.errors);
+    if (configErrors.length > 0) {
+      throw new ConfigError(`strategies.enabled: ${configErrors.map((e) => e.message).join('; ')}`, { path: 'strategies.enabled' });
+    }
     if (loaded.strategies.length === 0) {
       throw new ConfigError(`no enabled strategy could be loaded from ${loaded.dir}; see the errors above`, { path: 'strategies.enabled' });
     }

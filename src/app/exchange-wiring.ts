@@ -53,8 +53,7 @@ export function createExchangeClient(config: FrozenConfig, w: ExchangeWiring): H
     clock: w.clock,
     timeoutMs: ex.timeoutMs,
     nonceWindow: ex.nonceWindow,
-    requestFieldStyle: ex.requestFieldStyle,
-    ocoListPath: ex.ocoListPath,
+    dialect: ex.dialect,
     retry: ex.retry,
     onRequest: requestObserver(w.metrics, w.log),
   });

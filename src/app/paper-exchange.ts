@@ -60,6 +60,8 @@ export async function startPaperExchange(config: FrozenConfig, baseDir: string):
     start: paper.start ?? firstCandleTime,
     speed: 0,
     seed: paper.seed,
+    // The daemon's own dialect: a paper run fails wherever live would on the same wire.
+    dialect: config.exchange.dialect,
   });
   return {
     sim,

@@ -38,6 +38,16 @@ export function loadConfiguredStrategies(config: FrozenConfig, baseDir: string, 
   return { strategies, errors: result.errors, dir };
 }
 
+/**
+ * Errors in what the CONFIG says about strategies (a parameter that is invalid or unknown, an
+ * enabled name no module defines), as opposed to a broken module: the daemon refuses to start on
+ * these (exit 78), because running without the strategy the operator asked for, or with a default
+ * instead of the value they typed, is worse than not running.
+ */
+export function strategyConfigErrors(errors: readonly StrategyLoadError[]): StrategyLoadError[] {
+  return errors.filter((e) => e.context['param'] !== undefined || e.context['reason'] === 'unknown' || (e.context['field'] === 'markets' && e.context['strategy'] !== undefined));
+}
+
 /** Market seconds of history the strategies need before trading (paper mode starts the clock there). */
 export function warmupSeconds(strategies: readonly LoadedStrategy[], intervalSeconds: (i: LoadedStrategy['interval']) => number): number {
   let max = 0;

@@ -5,7 +5,7 @@ import { BacktestInputError } from '../domain/errors';
 import type { RiskLimits } from '../risk/risk-limits';
 import { simMarketInfo } from '../simulator/sim-markets';
 import { prepareStrategy, type LoadedStrategy } from '../strategy/prepare-strategy';
-import { loadStrategies } from '../strategy/strategy-loader';
+import { findStrategy, type FoundStrategy } from '../strategy/strategy-loader';
 import { inferInterval, loadMarketData, type DataSpec, type MarketCandles } from './data/market-data';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
@@ -47,35 +47,33 @@ export async function loadBacktestData(specs: readonly DataSpec[], range: { from
 }
 
 /**
- * Loads the named strategy from its folder (the same loader as the daemon), with the parameter
- * overrides, trading every market that has data, optionally on another interval.
+ * Finds the named strategy in its folder, evaluating only the module that defines it (the daemon's
+ * module loader, `findStrategy`), with the parameter overrides, trading every market that has data,
+ * optionally on another interval.
  */
 export function loadNamedStrategy(spec: BacktestSpec, markets: readonly string[], cache?: StrategyCache): LoadedStrategy {
+  return findNamedStrategy(spec, markets, cache).strategy;
+}
+
+/** `loadNamedStrategy` with the source files (and their hashes) the strategy was built from. */
+export function findNamedStrategy(spec: BacktestSpec, markets: readonly string[], cache?: StrategyCache): FoundStrategy {
   const dir = path.resolve(spec.strategiesDir ?? 'strategies');
   const config = { markets, ...(spec.params === undefined ? {} : { params: spec.params }) };
-  const known = cache?.get(`${dir}\u0000${spec.strategy}`);
-  const found = known !== undefined ? prepareStrategy(known.definition, { file: known.file, config }) : findStrategy(spec, dir, config);
-  cache?.set(`${dir}\u0000${spec.strategy}`, found);
-  return spec.interval === undefined || spec.interval === found.interval ? found : Object.freeze({ ...found, interval: spec.interval });
+  const key = `${dir}\u0000${spec.strategy}`;
+  const known = cache?.get(key);
+  const found = known !== undefined
+    ? { strategy: prepareStrategy(known.strategy.definition, { file: known.strategy.file, config }), sources: known.sources }
+    : findStrategy(dir, spec.strategy, config);
+  cache?.set(key, found);
+  const s = found.strategy;
+  return spec.interval === undefined || spec.interval === s.interval ? found : { ...found, strategy: Object.freeze({ ...s, interval: spec.interval }) };
 }
 
 /**
- * Strategies already loaded, by folder and name: a sweep transpiles the module once per worker and
+ * Strategies already found, by folder and name: a sweep transpiles the module once per worker and
  * only re-validates the parameters of each run (prepareStrategy), instead of reloading the folder.
  */
-export type StrategyCache = Map<string, LoadedStrategy>;
-
-function findStrategy(spec: BacktestSpec, dir: string, config: { markets: readonly string[]; params?: Readonly<Record<string, unknown>> }): LoadedStrategy {
-  const loaded = loadStrategies(dir, { config: { [spec.strategy]: config } });
-  const found = loaded.strategies.find((s) => s.name === spec.strategy);
-  if (found === undefined) {
-    const own = loaded.errors.find((e) => e.context['strategy'] === spec.strategy && e.context['reason'] !== 'unknown');
-    if (own !== undefined) throw own;
-    const names = loaded.strategies.map((s) => s.name).join(', ');
-    throw new BacktestInputError(`no strategy named "${spec.strategy}" in ${dir} (found: ${names || 'none'})`, { field: 'strategy' });
-  }
-  return found;
-}
+export type StrategyCache = Map<string, FoundStrategy>;
 
 /** Runs one backtest in memory and analyses it (no files written). */
 export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?: StrategyCache): Promise<BacktestOutcome> {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, ExchangeRejectedError, TradebotError } from '../domain/errors';
-import { ENDPOINTS } from '../exchange/http/endpoints';
+import { DIALECTS, endpointAt } from '../exchange/wire/dialects';
 import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
 import { signRequest } from '../exchange/http/sign';
 import { KyTransport, NOT_JSON } from '../exchange/http/transport';
@@ -12,7 +12,7 @@ import { createNonceSource } from './nonce-source-factory';
 const clock = new SystemClock();
 
 async function fetchServerTimeMs(transport: KyTransport, baseUrl: string): Promise<number> {
-  const path = ENDPOINTS.time.path;
+  const path = DIALECTS.venue.endpoints.time.path;
   const res = await transport.send({ endpoint: 'time', method: 'GET', url: baseUrl + path });
   const parsed = timeResult.safeParse(res.json === NOT_JSON ? undefined : res.json);
   if (res.status !== 200 || !parsed.success) throw badResponse('time', path, res.status, 'server time unreadable', res.text);
@@ -68,8 +68,8 @@ export async function runApi(methodArg: string, path: string, opts: ApiOptions, 
   const baseUrl = (opts.baseUrl ?? env['TRADEBOT_BASE_URL'] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   const timeoutMs = Number(opts.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError('--timeout must be a positive integer', { path: 'timeout' });
-  // Name the call after the endpoint table when the path is a known one.
-  const endpoint = Object.entries(ENDPOINTS).find(([, s]) => s.path === path)?.[0] ?? `${method} ${path}`;
+  // Name the call after the endpoint table when the path is a known one (in either dialect).
+  const endpoint = endpointAt(DIALECTS.venue, path) ?? endpointAt(DIALECTS.spec, path) ?? `${method} ${path}`;
   const transport = new KyTransport(timeoutMs);
 
   let url = baseUrl + path;

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
+import { DEFAULT_DIALECT, DIALECT_NAMES, type DialectName } from '../exchange/wire/dialect';
+import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
+import { SIM_REGIONS, type SimRegion } from '../simulator/server/region';
 import type { FaultSettings } from '../simulator/server/faults';
 import {
   startSimulatedExchange, type SimMarketOptions, type SimulatedExchangeOptions,
@@ -26,6 +29,9 @@ interface SimExchangeOptions {
   timeoutRate?: string;
   timeoutHoldMs?: string;
   lostAnswerRate?: string;
+  dialect: string;
+  unknownFields: string;
+  region: string;
 }
 
 /**
@@ -46,6 +52,9 @@ export function registerSimExchangeCommand(program: Command): void {
     .option('--speed <n>', 'market seconds per real second (0 = frozen clock)', '60')
     .option('--start <unixSeconds>', 'market clock start (default: first candle, or now)')
     .option('--seed <n>', 'seed of random walks and faults', '1')
+    .option('--dialect <name>', `wire dialect spoken: ${DIALECT_NAMES.join(' or ')} (venue: the exchange's documented wire)`, DEFAULT_DIALECT)
+    .option('--unknown-fields <policy>', 'a body field the dialect does not know: refuse (422 code 30) or ignore (as the live venue does)', 'refuse')
+    .option('--region <region>', 'global, or eu: stop-limit, OCO and limit orders answered 453 as in the EU region', 'global')
     .option('--no-rate-limits', 'do not enforce the rate limits of limits.ts')
     .option('--latency-ms <ms>', 'fault: added latency per request')
     .option('--jitter-ms <ms>', 'fault: extra random latency up to this')
@@ -103,6 +112,9 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
   setFault('timeoutHoldMs', opts.timeoutHoldMs, 3_600_000);
   setFault('lostAnswerRate', opts.lostAnswerRate, 1);
   return {
+    dialect: oneOf<DialectName>(opts.dialect, DIALECT_NAMES, 'dialect'),
+    unknownFields: oneOf<UnknownFieldPolicy>(opts.unknownFields, ['refuse', 'ignore'], 'unknown-fields'),
+    region: oneOf<SimRegion>(opts.region, SIM_REGIONS, 'region'),
     port: number(opts.port, 'port', 65_535),
     host: opts.host,
     ...(apiKey !== undefined && apiSecret !== undefined ? { apiKey, apiSecret, balances } : {}),
@@ -121,6 +133,13 @@ function number(value: string, field: string, max: number): number {
     throw new ConfigError(`--${field}: "${value}" is not a number between 0 and ${max}`, { path: field });
   }
   return n;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`--${flag}: "${value}" is not one of ${allowed.join(', ')}`, { path: flag });
+  }
+  return value as T;
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -178,13 +178,22 @@ function setPath(target: Record<string, unknown>, path: readonly string[], value
   node[path[path.length - 1] as string] = value;
 }
 
+/** Settings that no longer exist, and what took their place (said instead of "unknown setting"). */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  'exchange.requestFieldStyle':
+    'removed: replaced by exchange.dialect (venue = the exchange\'s documented wire, camelCase ids, the default; spec = the spellings of exchange-api.md, snake_case ids)',
+  'exchange.ocoListPath':
+    'removed: replaced by exchange.dialect (venue lists OCOs at /api/v4/oco-orders, spec at /api/v4/orders/oco)',
+};
+
 function configErrorFromZod(error: z.ZodError, file: string): ConfigError {
-  const problems = error.issues.map((issue) => {
+  const problems = error.issues.flatMap((issue) => {
     const base = issue.path.map(String).join('.');
-    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-    const where = keys.length > 0 ? keys.map((k) => (base ? `${base}.${k}` : k)).join(', ') : base || '(top level)';
-    const message = issue.code === 'unrecognized_keys' ? 'unknown setting (check the spelling)' : issue.message;
-    return { path: where, message };
+    if (issue.code !== 'unrecognized_keys') return [{ path: base || '(top level)', message: issue.message }];
+    return issue.keys.map((k) => {
+      const path = base ? `${base}.${k}` : k;
+      return { path, message: REPLACED_KEYS[path] ?? 'unknown setting (check the spelling)' };
+    });
   });
   const lines = problems.map((p) => `  ${p.path}: ${p.message}`).join('\n');
   return new ConfigError(`invalid config ${file}:\n${lines}`, { file, path: problems[0]?.path ?? '', problems });

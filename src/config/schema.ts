@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
+import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -33,8 +34,11 @@ export const configSchema = z.strictObject({
       primaryRegion: z.enum(['global', 'eu']).default('global'),
       timeoutMs: positiveInt.max(120_000).default(10_000),
       nonceWindow: z.boolean().default(true),
-      requestFieldStyle: z.enum(['snake', 'camel']).default('snake'),
-      ocoListPath: z.enum(['spec', 'docs']).default('spec'),
+      /**
+       * How the venue spells the API (src/exchange/wire/): `venue`, the exchange's documented wire
+       * (the default: money runs there), or `spec`, the spellings of exchange-api.md.
+       */
+      dialect: z.enum(DIALECT_NAMES).default(DEFAULT_DIALECT),
       retry: z
         .strictObject({
           attempts: z.number().int().min(1).max(10).default(3),

@@ -1,238 +1,190 @@
 import { z } from 'zod';
-import { INTERVALS } from '../domain/candle';
-import type { EndpointId } from './http/endpoints';
+import { WIRE_ENDPOINTS, type WireEndpointId } from './http/endpoints';
 import {
-  bboRole, clientOrderId, intRange, killSwitchTimeout, killSwitchTypes, market, positiveDecimal, positiveId, side,
-  stp, ticker, unixSeconds,
+  BBO_ROLE, BOOLEAN, CLIENT_ORDER_ID, HISTORY_STATUS, INTERVAL, KILL_SWITCH_TIMEOUT, KILL_SWITCH_TYPE_LIST, MARKET,
+  NAME_255, POSITION_SIDE, POSITIVE_DECIMAL, POSITIVE_ID, SIDE, STP, TICKER, UNIX_SECONDS, intRange, type FieldRule,
 } from './http/request-fields';
-import { fastCheck } from './request-rules-fast';
+import { compileFastPath, type FastPath } from './request-rules-fast';
 
 /**
- * The API's request rules, one zod schema per endpoint of endpoints.ts. The client checks every
- * request here before it touches the network, and the simulated exchange checks every incoming
- * body here to answer code 30 `Validation failed` with the same field messages.
+ * The API's request rules: ONE table, one entry per endpoint, in canonical field names (the
+ * domain's camelCase: `clientOrderId`, `orderId`, `activationPrice`, ...). A wire dialect
+ * (src/exchange/wire/) says how each canonical field is spelled on the wire; the rules never do.
  *
- * Field spelling: callers may use the spec's snake_case (`client_order_id`, `activation_price`,
- * `stop_limit_price`, `order_id`) or the exchange documentation's camelCase (`clientOrderId`, ...).
- * `checkRequest` accepts both and returns the value under ONE canonical spelling: the snake_case
- * name for these four fields on every endpoint (the spec's naming of order fields), and the
- * documentation's name for everything else (`bboRole`, `startDate`, `reduceOnly`, ...). Field errors
- * are reported under the name the caller used. The wire spelling is chosen later, by the client.
+ * From the table come both checkers:
+ * - the zod schema of each endpoint (checkWithSchema): the reference, with the exchange's messages;
+ * - the hot path (request-rules-fast.ts), compiled from the same entries: it accepts what the schema
+ *   accepts, with the same value, or hands the request to the schema.
+ * The client checks every request before it touches the network; the simulated exchange checks every
+ * incoming body (after turning its wire names into canonical ones) to answer code 30 `Validation
+ * failed` with the same field messages.
+ *
+ * A field listed here is known to the API on that endpoint in at least one dialect; which dialect
+ * sends which field is the dialect's business.
  */
-
-/** canonical (snake) name -> the documentation's camelCase alias. */
-export const FIELD_ALIASES = {
-  client_order_id: 'clientOrderId',
-  activation_price: 'activationPrice',
-  stop_limit_price: 'stopLimitPrice',
-  order_id: 'orderId',
-} as const;
-export type AliasedField = keyof typeof FIELD_ALIASES;
-
-const CAMEL_TO_SNAKE: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(FIELD_ALIASES).map(([snake, camel]) => [camel, snake]),
-);
-
-/** Fields of the signed envelope; they belong to signing, not to an endpoint's parameters. */
-const ENVELOPE_FIELDS = new Set(['request', 'nonce', 'nonceWindow']);
-
-const limit100 = intRange('limit', 1, 100);
-const offset10k = intRange('offset', 0, 10_000);
-
-// Rules the spec gives (kline, codes, mining, stop_limit) and the extra facts (everything else).
-const interval = z.enum(INTERVALS, {
-  error: `Interval field should contain only one of: ${INTERVALS.join(', ')}.`,
-});
-
-const klineQuery = z
-  .object({
-    market,
-    start: unixSeconds('start').optional(),
-    end: unixSeconds('end').optional(),
-    interval: interval.optional(),
-    limit: intRange('limit', 1, 1440).optional(),
-  })
-  .superRefine((q, ctx) => {
-    // The spec allows start == end ("must not be greater than end").
-    if (q.start !== undefined && q.end !== undefined && q.start > q.end) {
-      ctx.addIssue({ code: 'custom', path: ['end'], message: 'End field must be greater then start.' });
-    }
-  });
-
-const empty = z.object({});
-
-const stopLimitBody = z.object({
-  market,
-  side,
-  amount: positiveDecimal('amount'),
-  price: positiveDecimal('price'),
-  activation_price: positiveDecimal('activation_price'),
-  client_order_id: clientOrderId.optional(),
-  bboRole: bboRole.optional(),
-  stp: stp.optional(),
-});
-
-const collateralOcoBody = z.object({
-  market,
-  side,
-  amount: positiveDecimal('amount'),
-  price: positiveDecimal('price'),
-  activation_price: positiveDecimal('activation_price'),
-  stop_limit_price: positiveDecimal('stop_limit_price'),
-  client_order_id: clientOrderId.optional(),
-  reduceOnly: z.boolean({ error: 'Reduce only field should be a boolean.' }).optional(),
-  positionSide: z.enum(['LONG', 'SHORT', 'BOTH'], { error: "Position side field should contain only 'LONG', 'SHORT' or 'BOTH' values." }).optional(),
-  stp: stp.optional(),
-});
-
-/** Cancel (order or OCO): market plus exactly one of order_id / client_order_id. */
-const cancelBody = z
-  .object({ market, order_id: positiveId('order_id').optional(), client_order_id: clientOrderId.optional() })
-  .superRefine((b, ctx) => {
-    if (b.order_id === undefined && b.client_order_id === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['order_id'], message: 'The order id field is required when client order id is not present.' });
-    } else if (b.order_id !== undefined && b.client_order_id !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['order_id'], message: 'Only one of order id and client order id may be given.' });
-    }
-  });
-
-const activeOrdersBody = z.object({
-  market: market.optional(),
-  order_id: positiveId('order_id').optional(),
-  client_order_id: clientOrderId.optional(),
-  limit: limit100.optional(),
-  offset: offset10k.optional(),
-});
-
-const ocoListBody = z.object({ market, limit: limit100.optional(), offset: offset10k.optional() });
-
-function dateRange<T extends { startDate?: number | undefined; endDate?: number | undefined }>(b: T, ctx: z.RefinementCtx): void {
-  if (b.startDate !== undefined && b.endDate !== undefined && b.startDate > b.endDate) {
-    ctx.addIssue({ code: 'custom', path: ['endDate'], message: 'End date field must be greater then start date.' });
-  }
+export interface FieldSpec {
+  readonly rule: FieldRule;
+  readonly required: boolean;
 }
 
-const historyBody = z
-  .object({
-    market: market.optional(),
-    order_id: positiveId('order_id').optional(),
-    client_order_id: clientOrderId.optional(),
-    status: z.enum(['ALL', 'FILLED', 'CANCELED', 'PARTIALLY_FILLED'], {
-      error: "Status field should contain only 'ALL', 'FILLED', 'CANCELED' or 'PARTIALLY_FILLED' values.",
-    }).optional(),
-    startDate: unixSeconds('startDate').optional(),
-    endDate: unixSeconds('endDate').optional(),
-    limit: intRange('limit', 1, 500).optional(),
-    offset: offset10k.optional(),
-  })
-  .superRefine(dateRange);
+/** A rule across fields: the zod refinement and its hot-path twin, both from one description. */
+export type CrossRule =
+  | { readonly kind: 'exactlyOne'; readonly fields: readonly [string, string]; readonly missing: string; readonly both: string }
+  | { readonly kind: 'notAfter'; readonly first: string; readonly second: string; readonly message: string };
 
-const dealsBody = z
-  .object({
-    market: market.optional(),
-    client_order_id: clientOrderId.optional(),
-    startDate: unixSeconds('startDate').optional(),
-    endDate: unixSeconds('endDate').optional(),
-    limit: intRange('limit', 1, 500).optional(),
-    offset: offset10k.optional(),
-  })
-  .superRefine(dateRange);
+export interface EndpointRules {
+  readonly fields: Readonly<Record<string, FieldSpec>>;
+  readonly cross: readonly CrossRule[];
+}
 
-const killSwitchBody = z.object({ market, timeout: killSwitchTimeout, types: killSwitchTypes.optional() });
+const req = (rule: FieldRule): FieldSpec => ({ rule, required: true });
+const opt = (rule: FieldRule): FieldSpec => ({ rule, required: false });
+const rules = (fields: Readonly<Record<string, FieldSpec>>, cross: readonly CrossRule[] = []): EndpointRules => ({ fields, cross });
 
-const SCHEMAS: Readonly<Record<EndpointId, z.ZodType<Record<string, unknown>>>> = {
-  kline: klineQuery,
-  ping: empty,
-  time: empty,
-  markets: empty,
-  tradeBalance: z.object({ ticker: ticker.optional() }),
-  mainBalance: empty,
-  codes: z.object({ limit: limit100.optional(), offset: offset10k.optional() }),
-  miningAccounts: z.object({
-    name: z.string({ error: 'Name field should be a string.' }).max(255, { error: 'The name may not be greater than 255 characters.' }).optional(),
-  }),
-  jwt: empty,
-  websocketToken: empty,
-  activeOrders: activeOrdersBody,
-  ocoList: ocoListBody,
-  ocoListAlt: ocoListBody,
-  orderHistory: historyBody,
-  executedDeals: dealsBody,
-  killSwitchStatus: z.object({ market: market.optional() }),
-  stopLimit: stopLimitBody,
-  collateralOco: collateralOcoBody,
-  cancelOrder: cancelBody,
-  cancelOco: cancelBody,
-  killSwitch: killSwitchBody,
+const LIMIT_100 = intRange(1, 100);
+const LIMIT_500 = intRange(1, 500);
+/** Documented maximum of the list offsets (orders, oco-orders). */
+const OFFSET = intRange(0, 4_294_967_295);
+
+const exactlyOneId: CrossRule = {
+  kind: 'exactlyOne', fields: ['orderId', 'clientOrderId'],
+  missing: 'The order id field is required when client order id is not present.',
+  both: 'Only one of order id and client order id may be given.',
 };
+const dateRange: CrossRule = { kind: 'notAfter', first: 'startDate', second: 'endDate', message: 'End date field must be greater then start date.' };
+
+// Rules the spec gives (kline, codes, mining, stop_limit) and the venue's documentation (the rest).
+export const REQUEST_RULES: Readonly<Record<WireEndpointId, EndpointRules>> = {
+  kline: rules(
+    { market: req(MARKET), start: opt(UNIX_SECONDS), end: opt(UNIX_SECONDS), interval: opt(INTERVAL), limit: opt(intRange(1, 1440)) },
+    // The spec allows start == end ("must not be greater than end").
+    [{ kind: 'notAfter', first: 'start', second: 'end', message: 'End field must be greater then start.' }],
+  ),
+  ping: rules({}),
+  time: rules({}),
+  markets: rules({}),
+  assets: rules({}),
+  tickers: rules({}),
+  tickerV1: rules({ market: req(MARKET) }),
+
+  tradeBalance: rules({ ticker: opt(TICKER) }),
+  mainBalance: rules({ ticker: opt(TICKER) }),
+  codes: rules({ limit: opt(LIMIT_100), offset: opt(intRange(0, 10_000)) }),
+  miningAccounts: rules({ name: opt(NAME_255) }),
+  jwt: rules({}),
+  websocketToken: rules({}),
+
+  activeOrders: rules({ market: opt(MARKET), orderId: opt(POSITIVE_ID), clientOrderId: opt(CLIENT_ORDER_ID), limit: opt(LIMIT_100), offset: opt(OFFSET) }),
+  ocoList: rules({ market: opt(MARKET), limit: opt(LIMIT_100), offset: opt(OFFSET) }),
+  orderHistory: rules({
+    market: opt(MARKET), orderId: opt(POSITIVE_ID), clientOrderId: opt(CLIENT_ORDER_ID), status: opt(HISTORY_STATUS),
+    startDate: opt(UNIX_SECONDS), endDate: opt(UNIX_SECONDS), limit: opt(LIMIT_500), offset: opt(OFFSET),
+  }, [dateRange]),
+  executedDeals: rules({
+    market: opt(MARKET), clientOrderId: opt(CLIENT_ORDER_ID), startDate: opt(UNIX_SECONDS), endDate: opt(UNIX_SECONDS),
+    limit: opt(LIMIT_500), offset: opt(OFFSET),
+  }, [dateRange]),
+  killSwitchStatus: rules({ market: opt(MARKET) }),
+
+  stopLimit: rules({
+    market: req(MARKET), side: req(SIDE), amount: req(POSITIVE_DECIMAL), price: req(POSITIVE_DECIMAL),
+    activationPrice: req(POSITIVE_DECIMAL), clientOrderId: opt(CLIENT_ORDER_ID), bboRole: opt(BBO_ROLE), stp: opt(STP),
+  }),
+  collateralOco: rules({
+    market: req(MARKET), side: req(SIDE), amount: req(POSITIVE_DECIMAL), price: req(POSITIVE_DECIMAL),
+    activationPrice: req(POSITIVE_DECIMAL), stopLimitPrice: req(POSITIVE_DECIMAL), clientOrderId: opt(CLIENT_ORDER_ID),
+    reduceOnly: opt(BOOLEAN), positionSide: opt(POSITION_SIDE), stp: opt(STP),
+  }),
+  cancelOrder: rules({ market: req(MARKET), orderId: opt(POSITIVE_ID), clientOrderId: opt(CLIENT_ORDER_ID) }, [exactlyOneId]),
+  cancelOco: rules({ market: req(MARKET), orderId: opt(POSITIVE_ID), clientOrderId: opt(CLIENT_ORDER_ID) }, [exactlyOneId]),
+  // `timeout` must be present (null deletes the timer): its rule reports the missing key itself.
+  killSwitch: rules({ market: req(MARKET), timeout: req(KILL_SWITCH_TIMEOUT), types: opt(KILL_SWITCH_TYPE_LIST) }),
+  limitOrder: rules({
+    market: req(MARKET), side: req(SIDE), amount: req(POSITIVE_DECIMAL), price: req(POSITIVE_DECIMAL),
+    clientOrderId: opt(CLIENT_ORDER_ID), postOnly: opt(BOOLEAN), ioc: opt(BOOLEAN),
+  }),
+};
+
+export type FieldErrors = Record<string, string[]>;
 
 export type CheckResult =
   | { readonly ok: true; readonly value: Record<string, unknown> }
-  | { readonly ok: false; readonly fieldErrors: Record<string, string[]> };
+  | { readonly ok: false; readonly fieldErrors: FieldErrors };
 
-/**
- * Checks the parameters of one request to `endpoint` (body fields or query parameters, without the
- * signing envelope `request`/`nonce`/`nonceWindow`, which are ignored if present; unknown fields
- * are dropped, as the exchange ignores them). On success `value` holds the normalised parameters:
- * canonical spelling, amounts and prices as plain decimal strings, integers as numbers.
- */
-export function checkRequest(endpoint: EndpointId, params: unknown): CheckResult {
-  // Hot endpoints first through the hand-written rules (same rules, same value); they only accept.
-  const fast = fastCheck(endpoint, params);
-  if (fast !== undefined) return { ok: true, value: fast };
-  return checkWithSchema(endpoint, params);
+function schemaOf(entry: EndpointRules): z.ZodType<Record<string, unknown>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, spec] of Object.entries(entry.fields)) {
+    const schema = spec.rule.schema(name);
+    shape[name] = spec.required ? schema : schema.optional();
+  }
+  const object = z.object(shape);
+  if (entry.cross.length === 0) return object as z.ZodType<Record<string, unknown>>;
+  return object.superRefine((value: Record<string, unknown>, ctx) => {
+    for (const rule of entry.cross) {
+      if (rule.kind === 'exactlyOne') {
+        const [a, b] = rule.fields;
+        if (value[a] === undefined && value[b] === undefined) ctx.addIssue({ code: 'custom', path: [a], message: rule.missing });
+        else if (value[a] !== undefined && value[b] !== undefined) ctx.addIssue({ code: 'custom', path: [a], message: rule.both });
+      } else {
+        const first = value[rule.first];
+        const second = value[rule.second];
+        if (typeof first === 'number' && typeof second === 'number' && first > second) {
+          ctx.addIssue({ code: 'custom', path: [rule.second], message: rule.message });
+        }
+      }
+    }
+  }) as z.ZodType<Record<string, unknown>>;
 }
 
-/** checkRequest through the zod schema alone: the reference the fast path is tested against. */
-export function checkWithSchema(endpoint: EndpointId, params: unknown): CheckResult {
-  const schema = SCHEMAS[endpoint];
+const SCHEMAS = Object.fromEntries(
+  Object.entries(REQUEST_RULES).map(([endpoint, entry]) => [endpoint, schemaOf(entry)]),
+) as Readonly<Record<WireEndpointId, z.ZodType<Record<string, unknown>>>>;
+
+/**
+ * Checks the canonical parameters of one request to `endpoint` through the zod schema. A field the
+ * endpoint does not have is an error, never dropped silently. On success `value` holds the
+ * normalised parameters (amounts and prices as plain decimal strings, integers as numbers) in the
+ * table's field order, which fixes the signed body's bytes.
+ */
+export function checkWithSchema(endpoint: WireEndpointId, params: unknown): CheckResult {
   if (params === undefined || params === null) params = {};
   if (typeof params !== 'object' || Array.isArray(params)) {
     return { ok: false, fieldErrors: { request: ['The request parameters should be an object.'] } };
   }
-  // Plain objects and for-in instead of Map/Object.entries: this runs before every signed request.
+  const fields = REQUEST_RULES[endpoint].fields;
   const input: Record<string, unknown> = {};
-  let usedName: Record<string, string> | undefined; // canonical -> spelling the caller used, when it differs
-  let fieldErrors: Record<string, string[]> | undefined;
+  let fieldErrors: FieldErrors | undefined;
   const raw = params as Record<string, unknown>;
   for (const key in raw) {
-    if (!Object.hasOwn(raw, key) || ENVELOPE_FIELDS.has(key)) continue;
-    const v = raw[key];
-    if (v === undefined) continue;
-    const alias = Object.hasOwn(CAMEL_TO_SNAKE, key) ? CAMEL_TO_SNAKE[key] : undefined;
-    const canonical = alias ?? key;
-    if (Object.hasOwn(input, canonical)) {
-      (fieldErrors ??= {})[key] = [`The ${canonical} field may be given in one spelling only.`];
+    if (!Object.hasOwn(raw, key) || raw[key] === undefined) continue;
+    if (!Object.hasOwn(fields, key)) {
+      (fieldErrors ??= {})[key] = [`The ${key} field is not a parameter of this endpoint.`];
       continue;
     }
-    input[canonical] = v;
-    if (alias !== undefined) (usedName ??= {})[canonical] = key;
+    input[key] = raw[key];
   }
-  const parsed = schema.safeParse(input);
+  const parsed = SCHEMAS[endpoint].safeParse(input);
   if (parsed.success && fieldErrors === undefined) return { ok: true, value: parsed.data };
   fieldErrors ??= {};
   for (const issue of parsed.error?.issues ?? []) {
     const head = issue.path[0];
-    const canonical = typeof head === 'string' ? head : 'request';
-    const name = usedName?.[canonical] ?? canonical;
-    (fieldErrors[name] ??= []).push(issue.message);
+    (fieldErrors[typeof head === 'string' ? head : 'request'] ??= []).push(issue.message);
   }
   return { ok: false, fieldErrors };
 }
 
-/**
- * The exchange documentation's spelling of the canonical fields, for `requestFieldStyle: 'camel'`.
- * The documentation writes ids in camelCase (`clientOrderId`, `orderId`) but keeps `activation_price`
- * and `stop_limit_price` in snake_case on the endpoints tradebot calls (stop_limit, collateral OCO).
- */
-export const DOCS_SPELLING: Readonly<Partial<Record<AliasedField, string>>> = {
-  client_order_id: 'clientOrderId',
-  order_id: 'orderId',
-};
+/** Each endpoint's hot path in canonical names (the simulated exchange checks canonical bodies). */
+const CANONICAL_FAST: Readonly<Partial<Record<WireEndpointId, FastPath>>> = Object.fromEntries(
+  (Object.keys(WIRE_ENDPOINTS) as WireEndpointId[]).flatMap((endpoint) => {
+    const entry = REQUEST_RULES[endpoint];
+    const identity = Object.fromEntries(Object.keys(entry.fields).map((f) => [f, f]));
+    const fast = compileFastPath(entry, identity);
+    return fast === undefined ? [] : [[endpoint, fast]];
+  }),
+);
 
-/** Renames canonical fields to the documentation's spelling (see DOCS_SPELLING). */
-export function toDocsSpelling(value: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[DOCS_SPELLING[key as AliasedField] ?? key] = v;
-  return out;
+/** checkWithSchema, preceded by the hot path compiled from the same table entry. */
+export function checkRequest(endpoint: WireEndpointId, params: unknown): CheckResult {
+  const fast = CANONICAL_FAST[endpoint]?.(params);
+  return fast !== undefined ? { ok: true, value: fast } : checkWithSchema(endpoint, params);
 }

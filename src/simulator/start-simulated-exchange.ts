@@ -1,5 +1,8 @@
 import { SystemClock, type Clock } from '../core/clock';
 import type { MarketInfo, MarketName } from '../domain/market';
+import { DEFAULT_DIALECT, type DialectName } from '../exchange/wire/dialect';
+import { DIALECTS } from '../exchange/wire/dialects';
+import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { LIMITS, type LimitTable } from '../limiter/limits';
 import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
 import { SimEngine } from './engine/sim-engine';
@@ -8,6 +11,7 @@ import { MINUTE, RandomWalkSource, RowsCandleSource, type CandleSource } from '.
 import { MarketFeed } from './market/market-feed';
 import { SimClock } from './market/sim-clock';
 import { Faults, type FaultSettings } from './server/faults';
+import type { SimRegion } from './server/region';
 import { SimHttpServer } from './server/sim-http-server';
 import { simMarketInfo } from './sim-markets';
 
@@ -62,6 +66,16 @@ export interface SimulatedExchangeOptions {
   /** Wall clock for nonce windows, rate windows and /time. Default SystemClock. */
   readonly wallClock?: Clock;
   readonly historyLimit?: number;
+  /** The one wire dialect the server speaks (paths, fields in and out). Default `venue`. */
+  readonly dialect?: DialectName;
+  /**
+   * A body field the dialect does not know: `refuse` (default) answers 422 code 30 naming it, so a
+   * dialect mismatch fails in paper mode; `ignore` drops it silently, as the live venue does (to
+   * rehearse what a mismatch does live, e.g. the client-id echo guard).
+   */
+  readonly unknownFields?: UnknownFieldPolicy;
+  /** `eu` refuses stop-limit, OCO and limit orders with HTTP 453, as the venue's EU region does. Default `global`. */
+  readonly region?: SimRegion;
 }
 
 export interface SimulatedExchange {
@@ -75,6 +89,7 @@ export interface SimulatedExchange {
   advanceBy(seconds: number): EngineEvent[];
   setSpeed(speed: number): void;
   readonly faults: Faults;
+  readonly dialect: DialectName;
   close(): Promise<void>;
 }
 
@@ -116,9 +131,11 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
   const feed = new MarketFeed(engine, clock, sources);
   const faults = new Faults(seed);
   if (options.faults !== undefined) faults.configure(options.faults);
+  const dialect = options.dialect ?? DEFAULT_DIALECT;
   const server = new SimHttpServer({
     engine, feed, marketClock: clock, wallClock, secrets, faults,
     limits: options.rateLimits === false ? undefined : (options.rateLimits ?? LIMITS),
+    dialect: DIALECTS[dialect], unknownFields: options.unknownFields ?? 'refuse', region: options.region ?? 'global',
   });
   const host = options.host ?? '127.0.0.1';
   const port = await server.listen(options.port ?? 0, host);
@@ -144,6 +161,7 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
       clock.setSpeed(speed);
     },
     faults,
+    dialect,
     async close() {
       clearInterval(ticker);
       await server.close();

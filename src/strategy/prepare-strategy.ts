@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { INTERVALS, type Interval } from '../domain/candle';
 import { MARKET_NAME, type MarketName } from '../domain/market';
 import { StrategyLoadError } from '../domain/errors';
+import { findUnknownParam } from './param-keys';
 import type { StrategyDefinition } from './strategy';
 
 /** Per-strategy config (from the config file, later): all optional. */
@@ -45,7 +46,8 @@ const definitionSchema = z.object({
 
 /**
  * Validates a strategy definition and resolves its markets and parameters against `config`.
- * Throws StrategyLoadError naming the file, the strategy and (for parameters) the field path.
+ * Throws StrategyLoadError naming the file, the strategy and (for parameters) the field path; an
+ * unknown parameter (a key the params schema does not declare) is refused with the known ones.
  */
 export function prepareStrategy(value: unknown, opts: { file?: string | undefined; config?: StrategyConfig | undefined } = {}): LoadedStrategy {
   const file = opts.file;
@@ -65,6 +67,12 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
     throw new StrategyLoadError(`strategy ${name}: config markets: ${badMarket === undefined ? 'at least one market' : `"${badMarket}" must look like BTC_USDT`}`, { file, strategy: name, field: 'markets' });
   }
 
+  // Unknown keys first: zod would drop them silently and a typo would run with the default.
+  const unknown = findUnknownParam(shape.data.params, config.params ?? {});
+  if (unknown !== undefined) {
+    const known = unknown.known.length === 0 ? 'it takes no parameters' : `known: ${unknown.known.join(', ')}`;
+    throw new StrategyLoadError(`strategy ${name}: unknown parameter "${unknown.path}" (${known})`, { file, strategy: name, param: unknown.path, known: [...unknown.known] });
+  }
   const parsed = shape.data.params.safeParse(config.params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { StrategyLoadError } from '../domain/errors';
 import { ModuleEvaluator } from './module-evaluator';
@@ -33,12 +33,7 @@ export function isStrategyFile(name: string): boolean {
  * and reason; it does not stop the others. A directory that cannot be read throws StrategyLoadError.
  */
 export function loadStrategies(dir: string, options: LoadStrategiesOptions = {}): LoadStrategiesResult {
-  let names: string[];
-  try {
-    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isStrategyFile(e.name)).map((e) => e.name).sort();
-  } catch (err) {
-    throw new StrategyLoadError(`cannot read strategy directory ${dir}: ${(err as Error).message}`, { file: dir }, { cause: err });
-  }
+  const names = strategyFiles(dir);
   const config = options.config ?? {};
   const evaluator = new ModuleEvaluator();
   const strategies: LoadedStrategy[] = [];
@@ -50,32 +45,20 @@ export function loadStrategies(dir: string, options: LoadStrategiesOptions = {})
 
   for (const name of names) {
     const file = path.join(dir, name);
-    let exported: unknown;
-    try {
-      const mod = evaluator.load(file) as { default?: unknown } | undefined;
-      exported = mod !== null && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
-    } catch (err) {
-      errors.push(new StrategyLoadError(`${file}: failed to load: ${(err as Error)?.message ?? String(err)}`, { file, reason: 'load' }, { cause: err }));
+    const outcome = loadModule(evaluator, file, config);
+    if (outcome.declaredName !== undefined) mentioned.add(outcome.declaredName);
+    if (outcome.error !== undefined) {
+      errors.push(outcome.error);
       continue;
     }
-    const declaredName = (exported as { name?: unknown } | null)?.name;
-    if (typeof declaredName === 'string') mentioned.add(declaredName);
-    const cfg = typeof declaredName === 'string' ? config[declaredName] : undefined;
-    let loaded: LoadedStrategy;
-    try {
-      loaded = prepareStrategy(exported, { file, config: cfg });
-    } catch (err) {
-      const e = err as StrategyLoadError;
-      errors.push(new StrategyLoadError(e.message, { ...e.context, file, reason: 'invalid' }, { cause: err }));
-      continue;
-    }
+    const loaded = outcome.loaded as LoadedStrategy;
     const other = byName.get(loaded.name);
     if (other !== undefined) {
-      errors.push(new StrategyLoadError(`${file}: strategy name "${loaded.name}" is already used by ${other}`, { file, strategy: loaded.name, reason: 'duplicate' }));
+      errors.push(duplicateError(file, loaded.name, other));
       continue;
     }
     byName.set(loaded.name, file);
-    if (cfg?.enabled === false) disabled.push(loaded.name);
+    if (config[loaded.name]?.enabled === false) disabled.push(loaded.name);
     else strategies.push(loaded);
   }
   for (const configured of Object.keys(config)) {
@@ -84,4 +67,102 @@ export function loadStrategies(dir: string, options: LoadStrategiesOptions = {})
     }
   }
   return { strategies, errors, disabled };
+}
+
+/** The strategy module file names of `dir`, sorted. Throws StrategyLoadError when it cannot be read. */
+function strategyFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isStrategyFile(e.name)).map((e) => e.name).sort();
+  } catch (err) {
+    throw new StrategyLoadError(`cannot read strategy directory ${dir}: ${(err as Error).message}`, { file: dir }, { cause: err });
+  }
+}
+
+interface ModuleOutcome {
+  /** The `name` the module's export declares, valid or not. */
+  readonly declaredName: string | undefined;
+  readonly loaded?: LoadedStrategy;
+  readonly error?: StrategyLoadError;
+}
+
+/** Evaluates one module and validates its export with the config of the name it declares. Never throws. */
+function loadModule(evaluator: ModuleEvaluator, file: string, config: Readonly<Record<string, StrategyConfig>>): ModuleOutcome {
+  let exported: unknown;
+  try {
+    const mod = evaluator.load(file) as { default?: unknown } | undefined;
+    exported = mod !== null && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
+  } catch (err) {
+    return { declaredName: undefined, error: new StrategyLoadError(`${file}: failed to load: ${(err as Error)?.message ?? String(err)}`, { file, reason: 'load' }, { cause: err }) };
+  }
+  const name = (exported as { name?: unknown } | null)?.name;
+  const declaredName = typeof name === 'string' ? name : undefined;
+  try {
+    return { declaredName, loaded: prepareStrategy(exported, { file, config: declaredName === undefined ? undefined : config[declaredName] }) };
+  } catch (err) {
+    const e = err as StrategyLoadError;
+    return { declaredName, error: new StrategyLoadError(e.message, { ...e.context, file, reason: 'invalid' }, { cause: err }) };
+  }
+}
+
+function duplicateError(file: string, name: string, other: string): StrategyLoadError {
+  return new StrategyLoadError(`${file}: strategy name "${name}" is already used by ${other}`, { file, strategy: name, reason: 'duplicate' });
+}
+
+/** One strategy found by name, with the source files it was built from. */
+export interface FoundStrategy {
+  readonly strategy: LoadedStrategy;
+  /** The module file and the local files it imports, each with the SHA-256 of its source (module first). */
+  readonly sources: readonly { readonly file: string; readonly sha256: string }[];
+}
+
+/**
+ * Finds the strategy named `name` in `dir` and loads only what it needs (a backtest: evaluating
+ * every module of the folder would cost a transpile each). Modules are tried in this order, stopping
+ * at the first that declares the name:
+ *   1. the file named after the strategy (`sma-cross.ts` for "sma-cross");
+ *   2. the other modules whose source contains the name as a quoted string;
+ *   3. all the others (a name built at run time), only when 1 and 2 found nothing.
+ * Every module of step 2 is loaded even after a match, so a second module declaring the same name
+ * is refused as in `loadStrategies`. Throws StrategyLoadError: the module's own load or validation
+ * error (with `config` applied to the parameters), a duplicate, or no such strategy (listing the
+ * names found and the modules that failed to load).
+ */
+export function findStrategy(dir: string, name: string, config: StrategyConfig = {}): FoundStrategy {
+  const names = strategyFiles(dir);
+  const own = names.filter((n) => n.replace(/\.(ts|js)$/, '') === name);
+  const quoted = names.filter((n) => !own.includes(n) && mentionsName(path.join(dir, n), name));
+  const evaluator = new ModuleEvaluator();
+  const configs = { [name]: config };
+  const seen: string[] = [];
+  const failures: StrategyLoadError[] = [];
+  let found: { file: string; loaded: LoadedStrategy } | undefined;
+  const tryFile = (n: string): void => {
+    const file = path.join(dir, n);
+    const outcome = loadModule(evaluator, file, configs);
+    if (outcome.declaredName === name) {
+      if (outcome.error !== undefined) throw outcome.error;
+      if (found !== undefined) throw duplicateError(file, name, found.file);
+      found = { file, loaded: outcome.loaded as LoadedStrategy };
+    } else if (outcome.error !== undefined) failures.push(outcome.error);
+    else if (outcome.loaded !== undefined) seen.push(outcome.loaded.name);
+  };
+  for (const n of [...own, ...quoted]) tryFile(n);
+  if (found === undefined) for (const n of names) if (!own.includes(n) && !quoted.includes(n)) tryFile(n);
+  if (found === undefined) {
+    const broken = failures.length === 0 ? '' : `; modules that failed to load: ${failures.map((e) => e.message).join('; ')}`;
+    throw new StrategyLoadError(`no strategy named "${name}" in ${dir} (found: ${seen.sort().join(', ') || 'none'})${broken}`, { file: dir, strategy: name, reason: 'unknown' });
+  }
+  const hit = found as { file: string; loaded: LoadedStrategy };
+  return { strategy: hit.loaded, sources: evaluator.sourcesOf(hit.file) };
+}
+
+/** Whether the module's text holds `name` as a quoted string ('x', "x" or `x`): a cheap pre-filter, no transpile. */
+function mentionsName(file: string, name: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return true; // unreadable: let the loader report why
+  }
+  return text.includes(`'${name}'`) || text.includes(`"${name}"`) || text.includes(`\`${name}\``);
 }

@@ -10,6 +10,8 @@ import type {
   PageQuery, PlaceOcoRequest, PlaceStopLimitRequest,
 } from '../exchange-client';
 import type { NonceSource } from '../nonce-source';
+import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
+import { DIALECTS } from '../wire/dialects';
 import { RequestRunner, type RequestEvent, type RetryPolicy } from './request-runner';
 import { KyTransport, type Transport } from './transport';
 
@@ -39,10 +41,8 @@ export interface HttpExchangeClientOptions {
   readonly timeoutMs: number;
   /** Send `nonceWindow: true` (nonce = Unix ms within +-5 s, unique). Default true. */
   readonly nonceWindow?: boolean;
-  /** Request field spelling: the spec's snake_case (default) or the exchange documentation's camelCase ids. */
-  readonly requestFieldStyle?: 'snake' | 'camel';
-  /** Active-OCO list path: the spec's /api/v4/orders/oco (default) or the documentation's /api/v4/oco-orders. */
-  readonly ocoListPath?: 'spec' | 'docs';
+  /** How the venue spells paths and fields (src/exchange/wire/). Default `venue`, the exchange's documented wire. */
+  readonly dialect?: DialectName;
   /** Reads only; default { attempts: 3, baseDelayMs: 250, maxDelayMs: 5000 }. */
   readonly retry?: RetryPolicy;
   /** Called after every HTTP attempt (metrics). Exceptions thrown by it are ignored. */
@@ -74,7 +74,6 @@ const money = (v: unknown): unknown => (typeof v === 'object' && v !== null ? St
  */
 export class HttpExchangeClient implements ExchangeClient {
   private readonly runner: RequestRunner;
-  private readonly ocoListEndpoint: 'ocoList' | 'ocoListAlt';
 
   constructor(options: HttpExchangeClientOptions) {
     const global = { name: 'global' as const, baseUrl: trimSlash(options.baseUrl) };
@@ -83,7 +82,6 @@ export class HttpExchangeClient implements ExchangeClient {
       throw new ConfigError('primaryRegion "eu" needs euBaseUrl', { path: 'exchange.euBaseUrl' });
     }
     const regions = options.primaryRegion === 'eu' ? [eu!, global] : eu === undefined ? [global] : [global, eu];
-    this.ocoListEndpoint = options.ocoListPath === 'docs' ? 'ocoListAlt' : 'ocoList';
     this.runner = new RequestRunner({
       regions,
       credentials: options.credentials,
@@ -92,7 +90,7 @@ export class HttpExchangeClient implements ExchangeClient {
       clock: options.clock,
       transport: options.transport ?? new KyTransport(options.timeoutMs),
       nonceWindow: options.nonceWindow ?? true,
-      requestFieldStyle: options.requestFieldStyle ?? 'snake',
+      dialect: DIALECTS[options.dialect ?? DEFAULT_DIALECT],
       retry: options.retry ?? DEFAULT_RETRY,
       onRequest: options.onRequest,
       sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
@@ -124,19 +122,19 @@ export class HttpExchangeClient implements ExchangeClient {
     return this.runner.call('mainBalance', {});
   }
 
-  /** At most one attempt: on RequestTimeoutError / ExchangeUnavailableError look the order up by client_order_id. */
+  /** At most one attempt: on RequestTimeoutError / ExchangeUnavailableError look the order up by its client order id. */
   placeStopLimit(r: PlaceStopLimitRequest): Promise<OrderReport> {
     return this.runner.call('stopLimit', defined({
       market: r.market, side: r.side, amount: money(r.amount), price: money(r.price),
-      activation_price: money(r.activationPrice), client_order_id: r.clientOrderId, bboRole: r.bboRole, stp: r.stp,
+      activationPrice: money(r.activationPrice), clientOrderId: r.clientOrderId, bboRole: r.bboRole, stp: r.stp,
     }));
   }
   /** Collateral OCO (the only OCO create endpoint). At most one attempt, as placeStopLimit. */
   placeOco(r: PlaceOcoRequest): Promise<OcoReport> {
     return this.runner.call('collateralOco', defined({
       market: r.market, side: r.side, amount: money(r.amount), price: money(r.price),
-      activation_price: money(r.activationPrice), stop_limit_price: money(r.stopLimitPrice),
-      client_order_id: r.clientOrderId, stp: r.stp,
+      activationPrice: money(r.activationPrice), stopLimitPrice: money(r.stopLimitPrice),
+      clientOrderId: r.clientOrderId, stp: r.stp,
     }));
   }
   cancelOrder(ref: OrderRef): Promise<OrderReport> {
@@ -148,21 +146,21 @@ export class HttpExchangeClient implements ExchangeClient {
 
   fetchActiveOrders(q: ActiveOrdersQuery = {}): Promise<OrderReport[]> {
     return this.runner.call('activeOrders', defined({
-      market: q.market, order_id: q.orderId, client_order_id: q.clientOrderId, limit: q.limit, offset: q.offset,
+      market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, limit: q.limit, offset: q.offset,
     }));
   }
   fetchActiveOcoOrders(q: { readonly market: MarketName } & PageQuery): Promise<OcoReport[]> {
-    return this.runner.call(this.ocoListEndpoint, defined({ market: q.market, limit: q.limit, offset: q.offset }));
+    return this.runner.call('ocoList', defined({ market: q.market, limit: q.limit, offset: q.offset }));
   }
   fetchOrderHistory(q: HistoryQuery = {}): Promise<HistoryOrderReport[]> {
     return this.runner.call('orderHistory', defined({
-      market: q.market, order_id: q.orderId, client_order_id: q.clientOrderId, status: q.status,
+      market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, status: q.status,
       startDate: q.startDate, endDate: q.endDate, limit: q.limit, offset: q.offset,
     }));
   }
   fetchExecutedDeals(q: Omit<HistoryQuery, 'status' | 'orderId'> = {}): Promise<DealReport[]> {
     return this.runner.call('executedDeals', defined({
-      market: q.market, client_order_id: q.clientOrderId, startDate: q.startDate, endDate: q.endDate,
+      market: q.market, clientOrderId: q.clientOrderId, startDate: q.startDate, endDate: q.endDate,
       limit: q.limit, offset: q.offset,
     }));
   }
@@ -195,7 +193,7 @@ export class HttpExchangeClient implements ExchangeClient {
 }
 
 function refParams(ref: OrderRef): Record<string, unknown> {
-  return defined({ market: ref.market, order_id: ref.orderId, client_order_id: ref.clientOrderId });
+  return defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId });
 }
 
 function trimSlash(url: string): string {

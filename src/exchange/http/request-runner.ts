@@ -5,10 +5,11 @@ import {
 } from '../../domain/errors';
 import type { RateLimiter } from '../../limiter/rate-limiter';
 import type { NonceSource } from '../nonce-source';
-import { checkRequest, toDocsSpelling } from '../request-rules';
+import type { Dialect } from '../wire/dialect';
+import { requestCodec, type RequestCodec } from '../wire/request-codec';
 import { ENDPOINTS, type EndpointId } from './endpoints';
 import { badResponse, classifyAnswer, isErrorShape } from './errors';
-import { RESPONSES, type ResponseOf } from './responses';
+import { answersOf, type AnswerSchemas, type ResponseOf } from './responses';
 import { signRequest } from './sign';
 import { NOT_JSON, type Transport } from './transport';
 
@@ -38,7 +39,8 @@ export interface RunnerOptions {
   readonly clock: Clock;
   readonly transport: Transport;
   readonly nonceWindow: boolean;
-  readonly requestFieldStyle: 'snake' | 'camel';
+  /** How paths and fields are spelled on the wire (applied here, once, both ways). */
+  readonly dialect: Dialect;
   readonly retry: RetryPolicy;
   readonly onRequest: ((event: RequestEvent) => void) | undefined;
   readonly sleep: (ms: number) => Promise<void>;
@@ -72,7 +74,13 @@ export interface PreparedRequest {
  *   place a second order.
  */
 export class RequestRunner {
-  constructor(private readonly o: RunnerOptions) {}
+  private readonly codec: RequestCodec;
+  private readonly answers: AnswerSchemas;
+
+  constructor(private readonly o: RunnerOptions) {
+    this.codec = requestCodec(o.dialect);
+    this.answers = answersOf(o.dialect);
+  }
 
   async call<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>, priority: 'high' | 'normal' = 'normal'): Promise<ResponseOf<E>> {
     const spec = ENDPOINTS[endpoint];
@@ -99,24 +107,33 @@ export class RequestRunner {
     }
   }
 
-  /** checkRequest, then the configured wire spelling. Throws RequestValidationError (nothing sent). */
+  /**
+   * The request rules on canonical parameters, written in the dialect's wire names. Throws
+   * RequestValidationError (nothing sent), naming the fields as the exchange would.
+   */
   check(endpoint: EndpointId, params: Readonly<Record<string, unknown>>): Record<string, unknown> {
-    const checked = checkRequest(endpoint, params);
+    const checked = this.codec.encode(endpoint, params);
     if (!checked.ok) {
       throw new RequestValidationError(`${endpoint}: request refused locally (${describe(checked.fieldErrors)})`, checked.fieldErrors, { endpoint });
     }
-    return this.o.requestFieldStyle === 'camel' ? toDocsSpelling(checked.value) : checked.value;
+    return checked.value;
+  }
+
+  /** The path of an endpoint in this runner's dialect. */
+  pathOf(endpoint: EndpointId): string {
+    return this.o.dialect.endpoints[endpoint].path;
   }
 
   /** Builds path, headers and body (checked params, fresh nonce, signature). Used by the benchmark too. */
   prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
     try {
       const spec = ENDPOINTS[endpoint];
+      const path = this.pathOf(endpoint);
       if (!spec.private) {
         const query = new URLSearchParams();
         for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
         const qs = query.toString();
-        return Promise.resolve({ pathAndQuery: qs === '' ? spec.path : `${spec.path}?${qs}`, headers: undefined, body: undefined });
+        return Promise.resolve({ pathAndQuery: qs === '' ? path : `${path}?${qs}`, headers: undefined, body: undefined });
       }
       const credentials = this.o.credentials;
       if (credentials === undefined) {
@@ -125,9 +142,9 @@ export class RequestRunner {
       // A nonce source that can answer at once saves the asynchronous hop on every signed request.
       const source = this.o.nonceSource as NonceSource & Partial<SyncNonceSource>;
       if (source.nextNonceSync !== undefined) {
-        return Promise.resolve(this.sign(spec.path, credentials, source.nextNonceSync(credentials.apiKey), wire));
+        return Promise.resolve(this.sign(path, credentials, source.nextNonceSync(credentials.apiKey), wire));
       }
-      return source.nextNonce(credentials.apiKey).then((nonce) => this.sign(spec.path, credentials, nonce, wire));
+      return source.nextNonce(credentials.apiKey).then((nonce) => this.sign(path, credentials, nonce, wire));
     } catch (err) {
       return Promise.reject(err); // same contract as before: failures arrive as a rejection
     }
@@ -140,6 +157,7 @@ export class RequestRunner {
 
   private async attempt<E extends EndpointId>(endpoint: E, wire: Readonly<Record<string, unknown>>, baseUrl: string): Promise<ResponseOf<E>> {
     const spec = ENDPOINTS[endpoint];
+    const path = this.pathOf(endpoint);
     const prepared = await this.prepare(endpoint, wire);
     const res = await this.o.transport.send({
       endpoint,
@@ -149,14 +167,14 @@ export class RequestRunner {
       ...(prepared.body === undefined ? {} : { body: prepared.body }),
     });
     const body = res.json === NOT_JSON ? undefined : res.json;
-    const answer = { endpoint, path: spec.path, isPrivate: spec.private, status: res.status, body };
+    const answer = { endpoint, path, isPrivate: spec.private, status: res.status, body };
     if (res.status >= 400 || isErrorShape(answer)) throw classifyAnswer(answer);
-    if (res.json === NOT_JSON) throw badResponse(endpoint, spec.path, res.status, 'not JSON', res.text);
-    const parsed = RESPONSES[endpoint].safeParse(res.json);
+    if (res.json === NOT_JSON) throw badResponse(endpoint, path, res.status, 'not JSON', res.text);
+    const parsed = this.answers[endpoint].safeParse(res.json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
-      throw badResponse(endpoint, spec.path, res.status, `unexpected shape at ${where}`, res.text);
+      throw badResponse(endpoint, path, res.status, `unexpected shape at ${where} (${this.o.dialect.name} dialect)`, res.text);
     }
     return parsed.data as ResponseOf<E>;
   }

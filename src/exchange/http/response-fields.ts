@@ -1,31 +1,39 @@
 import { z } from 'zod';
 import { parseDecimal, type Decimal } from '../../domain/decimal';
 
-/** Building blocks of the response schemas (responses.ts, order-responses.ts). */
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Building blocks of the answer schemas (responses.ts, order-responses.ts). */
 
 /**
- * Wraps an object schema so it accepts the venue's other spellings: `aliases` maps each canonical
- * field to the alternative names the exchange uses for it (snake_case in the spec, camelCase in the
- * exchange's documentation). The first present spelling wins. This is the one place per endpoint
- * where the spellings are reconciled.
+ * An object read under a dialect's field names and handed on under the canonical names: `names`
+ * maps each canonical field of `shape` to its wire name (null: the dialect does not send it; it
+ * reads as absent). Only those wire names are read, so an answer spelled in another dialect fails
+ * here (a missing required field) instead of being half understood. Errors name the wire field.
  */
-export function withAliases<T extends z.ZodType>(aliases: Readonly<Record<string, readonly string[]>>, schema: T) {
-  return z.preprocess((input) => {
-    if (!isRecord(input)) return input;
-    const out: Record<string, unknown> = { ...input };
-    for (const [canonical, alternatives] of Object.entries(aliases)) {
-      if (out[canonical] !== undefined) continue;
-      for (const alt of alternatives) {
-        if (input[alt] !== undefined) {
-          out[canonical] = input[alt];
-          break;
-        }
-      }
+export function wireObject<S extends z.ZodRawShape>(
+  names: Readonly<Record<string, string | null>>,
+  shape: S,
+): z.ZodType<z.output<z.ZodObject<S>>> {
+  const read: [string, string][] = [];
+  const wire: Record<string, z.ZodType> = {};
+  for (const key of Object.keys(shape)) {
+    const name = names[key];
+    const schema = shape[key] as z.ZodType;
+    if (name === undefined) throw new Error(`wireObject: no wire name for ${key}`);
+    if (name === null) {
+      if (!schema.safeParse(undefined).success) throw new Error(`wireObject: ${key} is required but not sent in this dialect`);
+      continue;
+    }
+    wire[name] = schema;
+    read.push([key, name]);
+  }
+  return z.object(wire).transform((w) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, name] of read) {
+      const v = w[name];
+      if (v !== undefined) out[key] = v;
     }
     return out;
-  }, schema);
+  }) as unknown as z.ZodType<z.output<z.ZodObject<S>>>;
 }
 
 /** A non-negative decimal from the venue's string (numbers tolerated); never a float in our hands. */

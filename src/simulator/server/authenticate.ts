@@ -17,6 +17,12 @@ const fail = (status: number, code: number, message: string): AuthOutcome => ({ 
 
 export const UNAUTHORIZED = (): AuthOutcome => fail(401, 10, 'Unauthorized request.');
 export const TOO_MANY_REQUESTS = { code: 0, errors: {}, message: 'Too many requests.' } as const;
+/**
+ * A nonceWindow nonce more than 5 s from the server clock, as the venue answers it (body seen by
+ * whitebit-exchange/api-quickstart#14). Its HTTP status is not documented: 429, like the venue's other
+ * nonce refusal.
+ */
+export const NONCE_OUTSIDE_WINDOW = { code: 0, message: 'Your nonce is more than 5 seconds lesser than the current nonce.' } as const;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -57,7 +63,9 @@ export function authenticate(
   if (nonce === undefined) return { ok: false, status: 429, body: { ...TOO_MANY_REQUESTS } };
   const nonceWindow = fields['nonceWindow'];
   if (nonceWindow !== undefined && typeof nonceWindow !== 'boolean') return fail(400, 0, 'Invalid nonceWindow.');
-  if (!nonces.accept(apiKey, nonce, nonceWindow === true, nowMs)) return { ok: false, status: 429, body: { ...TOO_MANY_REQUESTS } };
+  const verdict = nonces.accept(apiKey, nonce, nonceWindow === true, nowMs);
+  if (verdict === 'outside_window') return { ok: false, status: 429, body: { ...NONCE_OUTSIDE_WINDOW } };
+  if (verdict !== 'ok') return { ok: false, status: 429, body: { ...TOO_MANY_REQUESTS } };
   return { ok: true, apiKey, body: fields };
 }
 

@@ -1,4 +1,4 @@
-import type { EndpointId } from '../../exchange/http/endpoints';
+import type { WireEndpointId } from '../../exchange/http/endpoints';
 import { mulberry32 } from '../market/candle-source';
 
 /**
@@ -26,7 +26,7 @@ export interface FaultSettings {
   /** How long a `timeout` fault holds the request before dropping it. Default 30 000. */
   readonly timeoutHoldMs: number;
   /** Only these endpoints get faults; all when undefined. */
-  readonly endpoints: readonly EndpointId[] | undefined;
+  readonly endpoints: readonly WireEndpointId[] | undefined;
 }
 
 export const NO_FAULTS: FaultSettings = {
@@ -67,7 +67,7 @@ export class Faults {
   }
 
   /** Forces `kind` on the next `count` requests (to `endpoint`, when given). */
-  enqueue(kind: FaultKind, options: { endpoint?: EndpointId; count?: number } = {}): void {
+  enqueue(kind: FaultKind, options: { endpoint?: WireEndpointId; count?: number } = {}): void {
     this.queue.push({ kind, endpoint: options.endpoint, remaining: options.count ?? 1 });
   }
 
@@ -77,10 +77,9 @@ export class Faults {
   }
 
   /**
-   * Decides the fate of one request to `endpoint` (an EndpointId, or the path of a route outside the
-   * endpoint table). Cheap when faults are off (the benchmark path).
+   * Decides the fate of one request to `endpoint`. Cheap when faults are off (the benchmark path).
    */
-  decide(endpoint: EndpointId | string): FaultDecision {
+  decide(endpoint: WireEndpointId): FaultDecision {
     const queued = this.queue.find((q) => q.endpoint === undefined || q.endpoint === endpoint);
     if (queued !== undefined) {
       queued.remaining -= 1;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Decimal } from '../../domain/decimal';
 import type { EndpointId } from '../../exchange/http/endpoints';
+import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { SimEngine } from '../engine/sim-engine';
 import type { SimDeal, SimOrder, SimOrderRef } from '../engine/types';
 import {
@@ -8,8 +9,9 @@ import {
 } from './wire-format';
 
 /**
- * One function per private endpoint: normalised parameters (request-rules.ts spelling) in, JSON
- * answer out. Engine rejections are thrown and turned into the private error shape by the server.
+ * One function per private endpoint: canonical parameters in (request-rules.ts names, already
+ * checked), JSON answer out in the dialect's `shapes`. Engine rejections are thrown and turned into
+ * the private error shape by the server.
  */
 export interface PrivateContext {
   readonly engine: SimEngine;
@@ -17,6 +19,7 @@ export interface PrivateContext {
   readonly params: Readonly<Record<string, unknown>>;
   /** Market clock, Unix seconds. */
   readonly now: number;
+  readonly shapes: ShapeTable;
 }
 
 /** A non-200 answer a handler returns instead of throwing (e.g. code 30 with its own field errors). */
@@ -28,14 +31,15 @@ type Handler = (ctx: PrivateContext) => unknown;
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const dec = (v: unknown): Decimal => new Decimal(String(v));
+const side = (v: unknown): 'buy' | 'sell' => (v === 'buy' ? 'buy' : 'sell');
 const page = <T>(rows: readonly T[], p: Readonly<Record<string, unknown>>, defaultLimit: number): T[] => {
   const offset = num(p['offset']) ?? 0;
   return rows.slice(offset, offset + (num(p['limit']) ?? defaultLimit));
 };
 
 function orderRef(p: Readonly<Record<string, unknown>>): SimOrderRef {
-  const orderId = num(p['order_id']);
-  return orderId !== undefined ? { orderId } : { clientOrderId: str(p['client_order_id']) ?? '' };
+  const orderId = num(p['orderId']);
+  return orderId !== undefined ? { orderId } : { clientOrderId: str(p['clientOrderId']) ?? '' };
 }
 
 function inDateRange(time: number, p: Readonly<Record<string, unknown>>): boolean {
@@ -52,47 +56,43 @@ function groupByMarket<T extends { market: string }>(rows: readonly T[], toJson:
 
 const CREATED_AT = 1_600_000_000;
 
-// Served under both paths: the spec's /api/v4/orders/oco and the documentation's /api/v4/oco-orders.
-const ocoListHandler: Handler = ({ engine, apiKey, params }) =>
-  page(engine.activeOcos(apiKey, str(params['market'])), params, 50).map((o) => ocoJson(o));
+export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'ping' | 'time' | 'markets'> | 'limitOrder', Handler>> = {
+  tradeBalance: ({ engine, apiKey, params, shapes }) => tradingBalanceJson(engine.tradingBalances(apiKey), shapes, str(params['ticker'])),
+  mainBalance: ({ engine, apiKey, params, shapes }) => mainBalanceJson(engine.mainBalances(apiKey), shapes, str(params['ticker'])),
 
-export const PRIVATE_HANDLERS: Partial<Record<EndpointId, Handler>> = {
-  tradeBalance: ({ engine, apiKey, params }) => tradingBalanceJson(engine.tradingBalances(apiKey), str(params['ticker'])),
-  mainBalance: ({ engine, apiKey }) => mainBalanceJson(engine.mainBalances(apiKey)),
-
-  codes: ({ params }) => {
-    const all = [{ amount: '100', code: 'SIMCODE-0000-0000-0001', date: CREATED_AT, status: 'Activated', ticker: 'USDT', external_id: 'sim-1' }];
-    return { total: all.length, data: page(all, params, 30), limit: num(params['limit']) ?? 30, offset: num(params['offset']) ?? 0 };
+  codes: ({ params, shapes }) => {
+    const all = [writeShape('code', shapes.code, { amount: '100', code: 'SIMCODE-0000-0000-0001', date: CREATED_AT, status: 'Activated', ticker: 'USDT', externalId: 'sim-1' })];
+    return writeShape('codesPage', shapes.codesPage, { total: all.length, data: page(all, params, 30), limit: num(params['limit']) ?? 30, offset: num(params['offset']) ?? 0 });
   },
-  miningAccounts: ({ params }) => {
+  miningAccounts: ({ params, shapes }) => {
     const name = str(params['name']);
-    const all = [{ name: 'sim-main', createdAt: CREATED_AT }];
-    return { data: all.filter((a) => name === undefined || a.name === name), limit: 100, offset: 0 };
+    const all = [{ name: 'sim-main', createdAt: CREATED_AT }].filter((x) => name === undefined || x.name === name);
+    return writeShape('miningPage', shapes.miningPage, { data: all.map((x) => writeShape('miningAccount', shapes.miningAccount, x)), limit: 100, offset: 0 });
   },
-  jwt: ({ apiKey, now }) => {
+  jwt: ({ apiKey, now, shapes }) => {
     const expiresAt = Math.floor(now) + 3600;
     const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: keyTag(apiKey), exp: expiresAt })}`;
-    return { data: { token: `${body}.${createHash('sha256').update(body).digest('base64url')}`, expires_at: expiresAt } };
+    const token = `${body}.${createHash('sha256').update(body).digest('base64url')}`;
+    return writeShape('jwt', shapes.jwt, { data: writeShape('jwtData', shapes.jwtData, { token, expiresAt }) });
   },
-  websocketToken: ({ apiKey }) => ({ websocket_token: `sim-ws-${keyTag(apiKey)}` }),
+  websocketToken: ({ apiKey, shapes }) => writeShape('websocketToken', shapes.websocketToken, { websocketToken: `sim-ws-${keyTag(apiKey)}` }),
 
-  activeOrders: ({ engine, apiKey, params }) => {
+  activeOrders: ({ engine, apiKey, params, shapes }) => {
     const filter: { market?: string; orderId?: number; clientOrderId?: string } = {};
     const market = str(params['market']);
-    const orderId = num(params['order_id']);
-    const clientOrderId = str(params['client_order_id']);
+    const orderId = num(params['orderId']);
+    const clientOrderId = str(params['clientOrderId']);
     if (market !== undefined) filter.market = market;
     if (orderId !== undefined) filter.orderId = orderId;
     if (clientOrderId !== undefined) filter.clientOrderId = clientOrderId;
-    return page(engine.activeOrders(apiKey, filter), params, 50).map(orderJson);
+    return page(engine.activeOrders(apiKey, filter), params, 50).map((o) => orderJson(o, shapes));
   },
-  ocoList: ocoListHandler,
-  ocoListAlt: ocoListHandler,
-  orderHistory: ({ engine, apiKey, params }) => {
+  ocoList: ({ engine, apiKey, params, shapes }) => page(engine.activeOcos(apiKey, str(params['market'])), params, 50).map((o) => ocoJson(o, shapes)),
+  orderHistory: ({ engine, apiKey, params, shapes }) => {
     const market = str(params['market']);
-    const orderId = num(params['order_id']);
-    const clientOrderId = str(params['client_order_id']);
+    const orderId = num(params['orderId']);
+    const clientOrderId = str(params['clientOrderId']);
     const status = str(params['status']) ?? 'ALL';
     const rows = engine.orderHistory(apiKey).filter((o: SimOrder) => (market === undefined || o.market === market)
       && (orderId === undefined || o.id === orderId)
@@ -102,36 +102,41 @@ export const PRIVATE_HANDLERS: Partial<Record<EndpointId, Handler>> = {
     if (clientOrderId !== undefined && rows.length === 0) {
       return new PrivateAnswer(422, { code: 30, message: 'Validation failed', errors: { orderHistory: ['OrderHistory was not found.'] } });
     }
-    return groupByMarket(page(rows, params, 50), historyJson);
+    return groupByMarket(page(rows, params, 50), (o) => historyJson(o, shapes));
   },
-  executedDeals: ({ engine, apiKey, params }) => {
+  executedDeals: ({ engine, apiKey, params, shapes }) => {
     const market = str(params['market']);
-    const clientOrderId = str(params['client_order_id']);
+    const clientOrderId = str(params['clientOrderId']);
     const rows = engine.deals(apiKey).filter((d: SimDeal) => (market === undefined || d.market === market)
       && (clientOrderId === undefined || d.clientOrderId === clientOrderId) && inDateRange(d.time, params));
     const paged = page(rows, params, 50);
-    return market !== undefined ? paged.map(dealJson) : groupByMarket(paged, dealJson);
+    return market !== undefined ? paged.map((d) => dealJson(d, shapes)) : groupByMarket(paged, (d) => dealJson(d, shapes));
   },
-  killSwitchStatus: ({ engine, apiKey, params }) => engine.killSwitchStatus(apiKey, str(params['market'])).map(killSwitchJson),
+  killSwitchStatus: ({ engine, apiKey, params, shapes }) => engine.killSwitchStatus(apiKey, str(params['market'])).map((t) => killSwitchJson(t, shapes)),
 
-  stopLimit: ({ engine, apiKey, params }) => orderJson(engine.placeStopLimit(apiKey, {
-    market: String(params['market']), side: params['side'] === 'buy' ? 'buy' : 'sell',
-    amount: dec(params['amount']), price: dec(params['price']), activationPrice: dec(params['activation_price']),
-    clientOrderId: str(params['client_order_id']),
-  })),
-  collateralOco: ({ engine, apiKey, params }) => ocoJson(engine.placeOco(apiKey, {
-    market: String(params['market']), side: params['side'] === 'buy' ? 'buy' : 'sell',
-    amount: dec(params['amount']), price: dec(params['price']), activationPrice: dec(params['activation_price']),
-    stopLimitPrice: dec(params['stop_limit_price']), clientOrderId: str(params['client_order_id']),
-  }), true),
-  cancelOrder: ({ engine, apiKey, params }) => orderJson(engine.cancelOrder(apiKey, String(params['market']), orderRef(params))),
-  cancelOco: ({ engine, apiKey, params }) => ocoJson(engine.cancelOco(apiKey, String(params['market']), orderRef(params))),
-  killSwitch: ({ engine, apiKey, params }) => {
+  stopLimit: ({ engine, apiKey, params, shapes }) => orderJson(engine.placeStopLimit(apiKey, {
+    market: String(params['market']), side: side(params['side']),
+    amount: dec(params['amount']), price: dec(params['price']), activationPrice: dec(params['activationPrice']),
+    clientOrderId: str(params['clientOrderId']),
+  }), shapes),
+  collateralOco: ({ engine, apiKey, params, shapes }) => ocoJson(engine.placeOco(apiKey, {
+    market: String(params['market']), side: side(params['side']),
+    amount: dec(params['amount']), price: dec(params['price']), activationPrice: dec(params['activationPrice']),
+    stopLimitPrice: dec(params['stopLimitPrice']), clientOrderId: str(params['clientOrderId']),
+  }), shapes, true),
+  cancelOrder: ({ engine, apiKey, params, shapes }) => orderJson(engine.cancelOrder(apiKey, String(params['market']), orderRef(params)), shapes),
+  cancelOco: ({ engine, apiKey, params, shapes }) => ocoJson(engine.cancelOco(apiKey, String(params['market']), orderRef(params)), shapes),
+  killSwitch: ({ engine, apiKey, params, shapes }) => {
     const timeout = params['timeout'];
     const types = Array.isArray(params['types']) ? (params['types'] as string[]) : null;
     const timer = engine.setKillSwitch(apiKey, String(params['market']), timeout === null ? null : Number(timeout), types);
-    return timer === null ? [] : killSwitchJson(timer);
+    return timer === null ? [] : killSwitchJson(timer, shapes);
   },
+  // POST /api/v4/order/new: a plain limit order, as a venue client (ccxt createOrder) places it.
+  limitOrder: ({ engine, apiKey, params, shapes }) => orderJson(engine.placeLimit(apiKey, {
+    market: String(params['market']), side: side(params['side']),
+    amount: dec(params['amount']), price: dec(params['price']), clientOrderId: str(params['clientOrderId']),
+  }), shapes),
 };
 
 /** A stable, non-secret tag of a key for fake tokens. */

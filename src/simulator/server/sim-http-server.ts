@@ -2,19 +2,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../core/clock';
 import { ExchangeRejectedError } from '../../domain/errors';
-import { ENDPOINTS, type EndpointId, type EndpointSpec } from '../../exchange/http/endpoints';
-import { checkRequest, type CheckResult } from '../../exchange/request-rules';
-import type { LimitId, LimitTable } from '../../limiter/limits';
+import { WIRE_ENDPOINTS, type WireEndpointId } from '../../exchange/http/endpoints';
+import type { FieldErrors } from '../../exchange/request-rules';
+import type { Dialect } from '../../exchange/wire/dialect';
+import { requestCodec, type RequestCodec, type UnknownFieldPolicy } from '../../exchange/wire/request-codec';
+import type { LimitTable } from '../../limiter/limits';
 import type { SimEngine } from '../engine/sim-engine';
 import type { MarketFeed } from '../market/market-feed';
 import type { SimClock } from '../market/sim-clock';
 import { authenticate, TOO_MANY_REQUESTS } from './authenticate';
-import { EXTRA_PRIVATE, EXTRA_PUBLIC, type ExtraPrivateRoute } from './extra-routes';
 import type { Faults } from './faults';
 import { NonceGuard } from './nonce-guard';
 import { PRIVATE_HANDLERS, PrivateAnswer } from './private-handlers';
-import { PUBLIC_HANDLERS, type PublicAnswer, type PublicContext } from './public-handlers';
+import { PUBLIC_HANDLERS, v1Envelope, type PublicAnswer, type PublicEndpointId } from './public-handlers';
 import { RateGate } from './rate-gate';
+import { regionRefusal, type SimRegion } from './region';
 
 export interface SimHttpServerDeps {
   readonly engine: SimEngine;
@@ -27,24 +29,35 @@ export interface SimHttpServerDeps {
   readonly faults: Faults;
   /** Undefined disables rate limiting. */
   readonly limits: LimitTable | undefined;
+  /** The one dialect this server speaks: its paths, the fields it accepts, the shapes it answers. */
+  readonly dialect: Dialect;
+  /** A body field the dialect does not know: refused with code 30 (default) or ignored, as the live venue does. */
+  readonly unknownFields: UnknownFieldPolicy;
+  /** `eu` refuses the order types the EU region does not offer with HTTP 453, as documented. */
+  readonly region: SimRegion;
 }
 
 const MAX_BODY = 1 << 20;
 const KLINE_CACHE_MS = 1000;
 
-/** Field -> the exchange's validation code for it (exchange-api-extra §3.3); anything else is 30. */
-const FIELD_CODES: Readonly<Record<string, number>> = {
-  market: 31, amount: 32, price: 33, stop_limit_price: 33, stopLimitPrice: 33, client_order_id: 36, clientOrderId: 36,
-};
+/** Field (canonical name) -> the exchange's validation code for it (exchange-api-extra §3.3); anything else is 30. */
+const FIELD_CODES: Readonly<Record<string, number>> = { market: 31, amount: 32, price: 33, stopLimitPrice: 33, clientOrderId: 36 };
+
+interface Route {
+  readonly id: WireEndpointId;
+  readonly path: string;
+}
 
 /**
- * The simulated exchange over node:http: every endpoint of endpoints.ts (both OCO list paths), the
- * spec's signing and nonce rules, request rules via checkRequest, rate limits and fault injection.
- * Unknown routes answer 404 with an empty body, as the exchange's gateway does.
+ * The simulated exchange over node:http, speaking exactly one wire dialect: the dialect's paths, its
+ * field names in and out (src/exchange/wire/), the spec's signing and nonce rules, the request rules
+ * (a field the dialect does not know is refused), rate limits and fault injection. Unknown routes
+ * answer 404 with an empty body, as the exchange's gateway does.
  */
 export class SimHttpServer {
   private readonly server: Server;
-  private readonly routes = new Map<string, { id: EndpointId; spec: EndpointSpec }>();
+  private readonly routes = new Map<string, Route>();
+  private readonly codec: RequestCodec;
   private readonly nonces = new NonceGuard();
   private readonly gate: RateGate;
   private readonly held = new Set<NodeJS.Timeout>();
@@ -53,9 +66,10 @@ export class SimHttpServer {
   private error5xxCount = 0;
 
   constructor(private readonly deps: SimHttpServerDeps) {
-    for (const [id, spec] of Object.entries(ENDPOINTS) as [EndpointId, EndpointSpec][]) {
-      this.routes.set(`${spec.method} ${spec.path}`, { id, spec });
+    for (const [id, wire] of Object.entries(deps.dialect.endpoints) as [WireEndpointId, { path: string }][]) {
+      this.routes.set(`${WIRE_ENDPOINTS[id].method} ${wire.path}`, { id, path: wire.path });
     }
+    this.codec = requestCodec(deps.dialect);
     this.gate = new RateGate(deps.limits);
     this.server = createServer((req, res) => {
       this.handle(req, res).catch(() => {
@@ -95,16 +109,13 @@ export class SimHttpServer {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const route = this.routes.get(`${req.method ?? 'GET'} ${path}`);
-    const extraPublic = req.method === 'GET' ? EXTRA_PUBLIC[path] : undefined;
-    const extraPrivate = req.method === 'POST' ? EXTRA_PRIVATE[path] : undefined;
-    const known = route !== undefined || extraPublic !== undefined || extraPrivate !== undefined;
     const raw = req.method === 'POST' ? await readBody(req) : '';
-    if (!known || raw === undefined) {
-      res.writeHead(known ? 413 : 404).end();
+    if (route === undefined || raw === undefined) {
+      res.writeHead(route !== undefined ? 413 : 404).end();
       return;
     }
 
-    const fault = this.deps.faults.decide(route?.id ?? path);
+    const fault = this.deps.faults.decide(route.id);
     if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     if (fault.kind === 'error5xx') {
       // Alternate the two 5xx forms the exchange produces: JSON 500 and a non-JSON 503 from the gateway.
@@ -123,18 +134,7 @@ export class SimHttpServer {
     }
 
     this.syncMarket();
-    let answer: readonly [number, unknown];
-    if (route !== undefined) {
-      answer = route.spec.private ? this.servePrivate(route.id, path, req, raw) : this.servePublic(route.id, url, q, req);
-    } else if (extraPublic !== undefined) {
-      const wallNowMs = this.deps.wallClock.nowMs();
-      answer = this.gate.take(extraPublic.limit, req.socket.remoteAddress ?? '?', wallNowMs)
-        ? extraPublic.answer(this.deps.engine, this.deps.feed, new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), this.deps.marketClock.nowMs() / 1000)
-        : [429, TOO_MANY_REQUESTS];
-    } else {
-      answer = this.serveExtraPrivate(extraPrivate!, path, req, raw);
-    }
-    const [status, body] = answer;
+    const [status, body] = WIRE_ENDPOINTS[route.id].private ? this.servePrivate(route, req, raw) : this.servePublic(route, url, q, req);
     if (fault.kind === 'lostAnswer') {
       // Processed (an order may now exist), but the caller never hears about it.
       req.socket.destroy();
@@ -144,70 +144,64 @@ export class SimHttpServer {
     else this.send(res, status, body);
   }
 
-  private servePublic(id: EndpointId, url: string, q: number, req: IncomingMessage): readonly [number, unknown] {
+  private servePublic(route: Route, url: string, q: number, req: IncomingMessage): readonly [number, unknown] {
     const wallNowMs = this.deps.wallClock.nowMs();
-    if (!this.gate.take(ENDPOINTS[id].limit, req.socket.remoteAddress ?? '?', wallNowMs)) return [429, TOO_MANY_REQUESTS];
-    const ctx: PublicContext = {
-      engine: this.deps.engine, feed: this.deps.feed, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
-      marketNow: this.deps.marketClock.nowMs() / 1000, wallNowMs,
-    };
-    if (id !== 'kline') {
-      const handler = PUBLIC_HANDLERS[id as Exclude<keyof typeof PUBLIC_HANDLERS, 'kline'>];
-      return handler === undefined ? [404, ''] : handler(ctx);
-    }
+    if (!this.gate.take(WIRE_ENDPOINTS[route.id].limit, req.socket.remoteAddress ?? '?', wallNowMs)) return [429, TOO_MANY_REQUESTS];
+    const cacheable = route.id === 'kline';
     const version = this.deps.marketClock.version;
-    const cached = this.klineCache.get(url);
-    if (cached !== undefined && cached.expires > wallNowMs && cached.version === version) return [200, cached.body];
-    const [status, body]: PublicAnswer = PUBLIC_HANDLERS.kline(ctx);
-    const text = JSON.stringify(body);
+    if (cacheable) {
+      const cached = this.klineCache.get(url);
+      if (cached !== undefined && cached.expires > wallNowMs && cached.version === version) return [200, cached.body];
+    }
+    const query: Record<string, string> = {};
+    for (const [k, v] of new URLSearchParams(q === -1 ? '' : url.slice(q + 1))) query[k] = v;
+    const checked = this.codec.decode(route.id, query, this.deps.unknownFields);
+    let answer: PublicAnswer;
+    if (!checked.ok) {
+      // v1: HTTP 200, success false, field messages in `message`; v4: a flat 422 body of field messages.
+      answer = route.path.startsWith('/api/v1/') ? [200, v1Envelope(this.deps.dialect.shapes, false, checked.fieldErrors, null)] : [422, checked.fieldErrors];
+    } else {
+      answer = PUBLIC_HANDLERS[route.id as PublicEndpointId]({
+        engine: this.deps.engine, feed: this.deps.feed, params: checked.value, shapes: this.deps.dialect.shapes,
+        marketNow: this.deps.marketClock.nowMs() / 1000, wallNowMs,
+      });
+    }
+    if (!cacheable) return answer;
+    const text = JSON.stringify(answer[1]);
     if (this.klineCache.size > 1000) this.klineCache.clear();
     this.klineCache.set(url, { expires: wallNowMs + KLINE_CACHE_MS, version, body: text });
-    return [status, text];
+    return [answer[0], text];
   }
 
-  private servePrivate(id: EndpointId, path: string, req: IncomingMessage, raw: string): readonly [number, unknown] {
-    const handler = PRIVATE_HANDLERS[id];
-    return this.runPrivate(ENDPOINTS[id].limit, path, req, raw, (body) => checkRequest(id, body), (apiKey, params) => {
-      if (handler === undefined) return new PrivateAnswer(404, '');
-      return handler({ engine: this.deps.engine, apiKey, params, now: this.deps.engine.now() });
-    });
-  }
-
-  private serveExtraPrivate(route: ExtraPrivateRoute, path: string, req: IncomingMessage, raw: string): readonly [number, unknown] {
-    return this.runPrivate(route.limit, path, req, raw, (body) => {
-      const parsed = route.schema.safeParse(body);
-      if (parsed.success) return { ok: true, value: parsed.data };
-      const fieldErrors: Record<string, string[]> = {};
-      for (const issue of parsed.error.issues) (fieldErrors[String(issue.path[0] ?? 'request')] ??= []).push(issue.message);
-      return { ok: false, fieldErrors };
-    }, (apiKey, params) => route.handle(this.deps.engine, apiKey, params));
-  }
-
-  /** Authenticate -> rate limit -> validate -> run, with every failure in the exchange's shape. */
-  private runPrivate(
-    limit: LimitId, path: string, req: IncomingMessage, raw: string,
-    validate: (body: Record<string, unknown>) => CheckResult,
-    run: (apiKey: string, params: Readonly<Record<string, unknown>>) => unknown,
-  ): readonly [number, unknown] {
+  /** Authenticate -> rate limit -> validate (in the dialect) -> region -> run, every failure in the exchange's shape. */
+  private servePrivate(route: Route, req: IncomingMessage, raw: string): readonly [number, unknown] {
     const wallNowMs = this.deps.wallClock.nowMs();
-    const auth = authenticate(req.headers, raw, path, this.deps.secrets, this.nonces, wallNowMs);
+    const auth = authenticate(req.headers, raw, route.path, this.deps.secrets, this.nonces, wallNowMs);
     if (!auth.ok) return [auth.status, auth.body];
-    if (!this.gate.take(limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
-    const checked = validate(auth.body);
-    if (!checked.ok) {
-      const fields = Object.keys(checked.fieldErrors);
-      const code = fields.length === 1 ? (FIELD_CODES[fields[0] ?? ''] ?? 30) : 30;
-      return [422, { code, message: 'Validation failed', errors: checked.fieldErrors }];
-    }
+    if (!this.gate.take(WIRE_ENDPOINTS[route.id].limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
+    const checked = this.codec.decode(route.id, auth.body, this.deps.unknownFields);
+    if (!checked.ok) return [422, { code: this.validationCode(route.id, checked.fieldErrors), message: 'Validation failed', errors: checked.fieldErrors }];
+    const refused = regionRefusal(this.deps.region, route.id);
+    if (refused !== undefined) return refused;
+    const handler = PRIVATE_HANDLERS[route.id as keyof typeof PRIVATE_HANDLERS];
     try {
-      const result = run(auth.apiKey, checked.value);
+      const result = handler({ engine: this.deps.engine, apiKey: auth.apiKey, params: checked.value, now: this.deps.engine.now(), shapes: this.deps.dialect.shapes });
       return result instanceof PrivateAnswer ? [result.status, result.body] : [200, result];
     } catch (error) {
       if (error instanceof ExchangeRejectedError) {
-        return [error.httpStatus ?? 400, { code: error.venueCode ?? 0, message: error.message, errors: error.fieldErrors }];
+        const errors: FieldErrors = {};
+        for (const [field, messages] of Object.entries(error.fieldErrors)) errors[this.codec.wireName(route.id, field)] = [...messages];
+        return [error.httpStatus ?? 400, { code: error.venueCode ?? 0, message: error.message, errors }];
       }
       throw error;
     }
+  }
+
+  /** One failing field decides the code (31 market, 32 amount, 33 price, 36 client order id); several: 30. */
+  private validationCode(endpoint: WireEndpointId, errors: FieldErrors): number {
+    const fields = Object.keys(errors);
+    if (fields.length !== 1) return 30;
+    return FIELD_CODES[this.codec.canonicalName(endpoint, fields[0] as string) ?? ''] ?? 30;
   }
 
   private send(res: ServerResponse, status: number, body: unknown): void {

@@ -1,11 +1,12 @@
 import type { Decimal } from '../../domain/decimal';
+import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { BalanceEntry, SimDeal, SimKillSwitch, SimOco, SimOrder } from '../engine/types';
 
 /**
- * Engine objects -> JSON answers, exactly in the spelling the spec gives (snake_case order fields
- * with `postOnly` and `activationCondition` camel, as the spec's stop-limit table lists them). For
- * endpoints the spec does not describe (history, deals, kill-switch) the exchange documentation's
- * spelling is used (exchange-api-extra §6, §7). One function per shape, nothing else.
+ * Engine objects -> JSON answers, written through ONE dialect's field names (`shapes`, from
+ * src/exchange/wire/): the simulated exchange answers only in the shapes of the dialect it speaks,
+ * with the fields that dialect sends, in the order of the venue's examples. Here are the values in
+ * canonical names; writeShape spells them. One function per shape, nothing else.
  *
  * `status` of a resting order is "OPEN" (as OCO legs show it), then "FILLED" / "CANCELED".
  */
@@ -13,132 +14,87 @@ type Json = Record<string, unknown>;
 
 const s = (d: Decimal): string => d.toString();
 
-/** The fields both order shapes of the spec start with, in the spec's order. */
-function leadingOrderFields(o: SimOrder): Json {
+/** The activation fields of a stop order; none on a plain limit order or a take-profit leg. */
+function activation(o: SimOrder) {
+  if (o.activationPrice === undefined) return {};
+  return { activated: o.activated ? 1 : 0, activationCondition: o.activationCondition, activationPrice: s(o.activationPrice) };
+}
+
+/** The fields every order-shaped answer starts with. */
+function common(o: SimOrder) {
   return {
-    order_id: o.id,
-    client_order_id: o.clientOrderId,
-    market: o.market,
-    side: o.side,
-    type: o.type,
-    timestamp: o.createdAt,
-    deal_money: s(o.dealMoney),
-    deal_stock: s(o.dealStock),
-    amount: s(o.amount),
+    orderId: o.id, clientOrderId: o.clientOrderId, market: o.market, side: o.side, type: o.type, timestamp: o.createdAt,
+    dealMoney: s(o.dealMoney), dealStock: s(o.dealStock), amount: s(o.amount), left: s(o.left), dealFee: s(o.dealFee),
+    price: s(o.price), postOnly: false, status: o.status, stp: 'no',
   };
 }
 
 /** Stop-limit (and plain limit) order: create, cancel, active list. */
-export function orderJson(o: SimOrder): Json {
-  const base: Json = {
-    ...leadingOrderFields(o),
-    left: s(o.left),
-    deal_fee: s(o.dealFee),
-    price: s(o.price),
-    postOnly: false,
-    ioc: false,
-    status: o.status,
-    stp: 'no',
-    rpi: false,
+export function orderJson(o: SimOrder, shapes: ShapeTable): Json {
+  return writeShape('order', shapes.order, { ...common(o), ioc: false, rpi: false, ...activation(o) });
+}
+
+/** An OCO. The create answer carries `reduceOnly` and legs with fee ratios and `positionSide`; list and cancel legs carry `reduceOnly`. */
+export function ocoJson(oco: SimOco, shapes: ShapeTable, created = false): Json {
+  const leg = (o: SimOrder): Json => {
+    const values = { ...common(o), takerFee: s(o.takerFee), makerFee: s(o.makerFee), mtime: o.updatedAt, ...activation(o) };
+    return created
+      ? writeShape('ocoLeg', shapes.ocoLeg, { ...values, positionSide: 'BOTH' })
+      : writeShape('ocoListLeg', shapes.ocoListLeg, { ...values, reduceOnly: false });
   };
-  if (o.activationPrice !== undefined) {
-    base['activated'] = o.activated ? 1 : 0;
-    base['activationCondition'] = o.activationCondition;
-    base['activation_price'] = s(o.activationPrice);
-  }
-  return base;
+  return writeShape('oco', shapes.oco, {
+    id: oco.id, reduceOnly: created ? false : undefined, stopLoss: leg(oco.stopLoss), takeProfit: leg(oco.takeProfit),
+  });
 }
 
-/** One leg of an OCO as the spec's OCO table lists it. */
-export function ocoLegJson(o: SimOrder): Json {
-  const leg: Json = {
-    ...leadingOrderFields(o),
-    takerFee: s(o.takerFee),
-    makerFee: s(o.makerFee),
-    left: s(o.left),
-    deal_fee: s(o.dealFee),
-    post_only: false,
-    mtime: o.updatedAt,
-    price: s(o.price),
-    status: o.status,
-    stp: 'no',
-  };
-  if (o.activationPrice !== undefined) {
-    leg['activation_price'] = s(o.activationPrice);
-    leg['activation_condition'] = o.activationCondition;
-    leg['activated'] = o.activated ? 1 : 0;
-  }
-  return leg;
+/** Finished order row of trade-account/order/history. */
+export function historyJson(o: SimOrder, shapes: ShapeTable): Json {
+  return writeShape('historyOrder', shapes.historyOrder, {
+    orderId: o.id, clientOrderId: o.clientOrderId, side: o.side, type: o.type, amount: s(o.amount), price: s(o.price),
+    timestamp: o.createdAt, finishedAt: o.finishedAt ?? o.updatedAt, dealStock: s(o.dealStock), dealMoney: s(o.dealMoney),
+    dealFee: s(o.dealFee), feeAsset: o.market.split('_')[1] ?? '', postOnly: false, ioc: false, status: o.status,
+    positionSide: 'BOTH', rpi: false, reduceOnly: false,
+    ...(o.activationPrice === undefined ? {} : {
+      activationPrice: s(o.activationPrice),
+      activationCondition: o.activationCondition === 'gte' ? '>=' : '<=',
+      activated: o.activatedAt,
+    }),
+  });
 }
 
-export function ocoJson(oco: SimOco, withReduceOnly = false): Json {
-  const out: Json = { id: oco.id, stop_loss: ocoLegJson(oco.stopLoss), take_profit: ocoLegJson(oco.takeProfit) };
-  if (withReduceOnly) out['reduceOnly'] = false;
-  return out;
+/** Deal row of trade-account/executed-history. */
+export function dealJson(d: SimDeal, shapes: ShapeTable): Json {
+  return writeShape('deal', shapes.deal, {
+    id: d.id, clientOrderId: d.clientOrderId, time: d.time, side: d.side, role: d.role, amount: s(d.amount),
+    price: s(d.price), deal: s(d.deal), fee: s(d.fee), orderId: d.orderId, feeAsset: d.feeAsset,
+  });
 }
 
-/** Finished order row of trade-account/order/history (documentation spelling). */
-export function historyJson(o: SimOrder): Json {
-  const row: Json = {
-    id: o.id,
-    clientOrderId: o.clientOrderId,
-    side: o.side,
-    type: o.type,
-    amount: s(o.amount),
-    price: s(o.price),
-    ctime: o.createdAt,
-    ftime: o.finishedAt ?? o.updatedAt,
-    dealStock: s(o.dealStock),
-    dealMoney: s(o.dealMoney),
-    dealFee: s(o.dealFee),
-    feeAsset: o.market.split('_')[1] ?? '',
-    postOnly: false,
-    ioc: false,
-    status: o.status,
-    positionSide: 'BOTH',
-    rpi: false,
-    reduceOnly: false,
-  };
-  if (o.activationPrice !== undefined) {
-    row['activationPrice'] = s(o.activationPrice);
-    row['activationCondition'] = o.activationCondition === 'gte' ? '>=' : '<=';
-    if (o.activatedAt !== undefined) row['activated'] = o.activatedAt;
-  }
-  return row;
+/** `types` is null when the timer was set without types: written as null, not left out. */
+export function killSwitchJson(t: SimKillSwitch, shapes: ShapeTable): Json {
+  return writeShape('killSwitchTimer', shapes.killSwitchTimer, {
+    market: t.market, startTime: t.startTime, cancellationTime: t.cancellationTime, types: t.types,
+  });
 }
 
-/** Deal row of trade-account/executed-history (documentation spelling). */
-export function dealJson(d: SimDeal): Json {
-  return {
-    id: d.id,
-    clientOrderId: d.clientOrderId,
-    time: d.time,
-    side: d.side,
-    role: d.role,
-    amount: s(d.amount),
-    price: s(d.price),
-    deal: s(d.deal),
-    fee: s(d.fee),
-    orderId: d.orderId,
-    feeAsset: d.feeAsset,
-  };
-}
-
-export function killSwitchJson(t: SimKillSwitch): Json {
-  return { market: t.market, startTime: t.startTime, cancellationTime: t.cancellationTime, types: t.types };
-}
-
-export function tradingBalanceJson(balances: ReadonlyMap<string, BalanceEntry>, ticker?: string): Json {
+export function tradingBalanceJson(balances: ReadonlyMap<string, BalanceEntry>, shapes: ShapeTable, ticker?: string): Json {
   const out: Json = {};
   for (const [currency, entry] of balances) {
-    if (ticker === undefined || ticker === currency) out[currency] = { available: s(entry.available), freeze: s(entry.freeze) };
+    if (ticker === undefined || ticker === currency) {
+      out[currency] = writeShape('balanceEntry', shapes.balanceEntry, { available: s(entry.available), freeze: s(entry.freeze) });
+    }
   }
   return out;
 }
 
-/** Main balance: assets with a zero balance are omitted, as the spec says. */
-export function mainBalanceJson(balances: ReadonlyMap<string, Decimal>): Json {
+/** Main balance: assets with a zero balance are omitted, as the spec says; a named ticker is always answered (the venue answers "0"). */
+export function mainBalanceJson(balances: ReadonlyMap<string, Decimal>, shapes: ShapeTable, ticker?: string): Json {
   const out: Json = {};
-  for (const [currency, amount] of balances) if (!amount.isZero()) out[currency] = { main_balance: s(amount) };
+  const entry = (amount: Decimal | undefined) => writeShape('mainBalanceEntry', shapes.mainBalanceEntry, { mainBalance: amount === undefined ? '0' : s(amount) });
+  if (ticker !== undefined) {
+    out[ticker] = entry(balances.get(ticker));
+    return out;
+  }
+  for (const [currency, amount] of balances) if (!amount.isZero()) out[currency] = entry(amount);
   return out;
 }

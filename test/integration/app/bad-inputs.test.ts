@@ -83,3 +83,24 @@ test('run exits 78 when no enabled strategy can be loaded, naming the module fil
     cfg.cleanup();
   }
 });
+
+test('an unknown strategy parameter (a typo) is refused by check-config and at start-up, naming the key and the known ones', async () => {
+  const cfg = writeConfig(paperConfig({
+    strategies: { dir: path.join(__dirname, 'strategies'), enabled: [{ name: 'churn', params: { amuont: '0.002' } }] },
+  }));
+  try {
+    const check = runCli(['check-config', '--config', cfg.file], {});
+    expect(check.code).toBe(78);
+    expect(check.stderr).toContain('strategy churn: unknown parameter "amuont" (known: amount)');
+
+    const daemon = new DaemonProcess(['run', '--config', cfg.file], {});
+    const { code } = await daemon.exit();
+    expect(code).toBe(78);
+    const fatal = daemon.lines.find((l) => l.level === 'fatal');
+    expect(fatal?.msg).toContain('TB_ERR_CONFIG');
+    expect(fatal?.msg).toContain('unknown parameter "amuont" (known: amount)');
+    expect(daemon.lines.some((l) => l.msg === 'tradebot started')).toBe(false);
+  } finally {
+    cfg.cleanup();
+  }
+});

@@ -102,7 +102,7 @@ describe('HttpExchangeClient over loopback HTTP', () => {
 
   test('reads fail over to the second region on 5xx', async () => {
     const global = await server(() => ({ status: 502, body: 'bad gateway' }));
-    const eu = await server(() => ({ body: fixture('http_post_orders') }));
+    const eu = await server(() => ({ body: fixture('venue/http_post_orders') }));
     const h = client(global.url, { euBaseUrl: eu.url });
     const orders = await h.client.fetchActiveOrders({ market: 'BTC_USDT' });
     expect(orders[0]?.orderId).toBe(4180284841);
@@ -118,7 +118,7 @@ describe('HttpExchangeClient over loopback HTTP', () => {
 
   test('order creation is sent once: no retry and no failover on 503', async () => {
     const global = await server(() => ({ status: 503 }));
-    const eu = await server(() => ({ body: fixture('http_post_order_stop_limit') }));
+    const eu = await server(() => ({ body: fixture('venue/http_post_order_stop_limit') }));
     const h = client(global.url, { euBaseUrl: eu.url });
     await expect(h.client.placeStopLimit(stopLimit)).rejects.toBeInstanceOf(ExchangeUnavailableError);
     expect([global.requests.length, eu.requests.length]).toEqual([1, 0]);
@@ -126,7 +126,7 @@ describe('HttpExchangeClient over loopback HTTP', () => {
   });
 
   test('order creation is not failed over on connection refused either', async () => {
-    const eu = await server(() => ({ body: fixture('http_post_order_stop_limit') }));
+    const eu = await server(() => ({ body: fixture('venue/http_post_order_stop_limit') }));
     const h = client(await closedPortUrl(), { euBaseUrl: eu.url });
     await expect(h.client.placeOco({ ...stopLimit, stopLimitPrice: '42000' })).rejects.toBeInstanceOf(ExchangeUnavailableError);
     expect(eu.requests).toHaveLength(0);
@@ -175,16 +175,29 @@ describe('HttpExchangeClient over loopback HTTP', () => {
     expect(s.requests).toHaveLength(0);
   });
 
-  test('request field style: spec snake_case by default, documentation camelCase ids on request; OCO list path', async () => {
-    const s = await server((req) => ({ body: req.url.includes('oco') ? fixture('http_post_orders_oco') : fixture('http_post_order_stop_limit') }));
-    await client(s.url).client.placeStopLimit(stopLimit);
-    await client(s.url, { requestFieldStyle: 'camel', ocoListPath: 'docs' }).client.placeStopLimit(stopLimit);
-    expect(body(s.requests[0]!)).toMatchObject({ client_order_id: 'tb-x-1', activation_price: '41000', amount: '0.001' });
-    expect(body(s.requests[1]!)).toMatchObject({ clientOrderId: 'tb-x-1', activation_price: '41000' });
-    expect(body(s.requests[1]!)['client_order_id']).toBeUndefined();
+  test('wire dialect: the venue\'s documented spelling by default, the spec\'s on request; OCO list path', async () => {
+    const s = await server((req) => {
+      const dialect = req.url === '/api/v4/orders/oco' || body(req)['client_order_id'] !== undefined ? 'spec' : 'venue';
+      const name = req.url.includes('oco') ? (dialect === 'spec' ? 'spec/http_post_orders_oco' : 'venue/http_post_oco_orders') : `${dialect}/http_post_order_stop_limit`;
+      return { body: fixture(name) };
+    });
+    const venue = await client(s.url).client.placeStopLimit(stopLimit);
+    const spec = await client(s.url, { dialect: 'spec' }).client.placeStopLimit(stopLimit);
+    expect(body(s.requests[0]!)).toMatchObject({ clientOrderId: 'tb-x-1', activation_price: '41000', amount: '0.001' });
+    expect(body(s.requests[0]!)['client_order_id']).toBeUndefined();
+    expect(body(s.requests[1]!)).toMatchObject({ client_order_id: 'tb-x-1', activation_price: '41000' });
+    expect(body(s.requests[1]!)['clientOrderId']).toBeUndefined();
+    expect([venue.orderId, spec.orderId]).toEqual([4180284841, 3134995325]);
     await client(s.url).client.fetchActiveOcoOrders({ market: 'BTC_USDT' });
-    await client(s.url, { ocoListPath: 'docs' }).client.fetchActiveOcoOrders({ market: 'BTC_USDT' });
-    expect(s.requests.slice(2).map((r) => r.url)).toEqual(['/api/v4/orders/oco', '/api/v4/oco-orders']);
+    await client(s.url, { dialect: 'spec' }).client.fetchActiveOcoOrders({ market: 'BTC_USDT' });
+    expect(s.requests.slice(2).map((r) => r.url)).toEqual(['/api/v4/oco-orders', '/api/v4/orders/oco']);
+  });
+
+  test('an answer in the other dialect\'s shape is a BadResponseError naming the field, not half understood', async () => {
+    const s = await server(() => ({ body: fixture('spec/http_post_orders') }));
+    const err = (await client(s.url).client.fetchActiveOrders({ market: 'BTC_USDT' }).catch((e: unknown) => e)) as BadResponseError;
+    expect(err).toBeInstanceOf(BadResponseError);
+    expect(err.message).toMatch(/orderId.*venue dialect/);
   });
 
   test('kill-switch sends the timeout as a string, null to delete', async () => {
@@ -196,7 +209,7 @@ describe('HttpExchangeClient over loopback HTTP', () => {
   });
 
   test('the limiter makes queued callers wait, in order, over real HTTP', async () => {
-    const s = await server((req) => ({ body: req.url.includes('cancel') ? fixture('http_post_order_cancel') : fixture('http_post_orders') }));
+    const s = await server((req) => ({ body: req.url.includes('cancel') ? fixture('venue/http_post_order_cancel') : fixture('venue/http_post_orders') }));
     const clock = new SystemClock();
     // 2 per 120 ms with half as burst: a bucket of 1 token refilled every 60 ms.
     const tiny = { capacity: 2, windowMs: 120 };
@@ -212,7 +225,7 @@ describe('HttpExchangeClient over loopback HTTP', () => {
     await Promise.all(calls);
     const reads = s.requests.filter((r) => r.url === '/api/v4/orders').map((r) => body(r)['limit']);
     expect(reads).toEqual([1, 2]);
-    expect(body(s.requests.find((r) => r.url === '/api/v4/order/cancel')!)).toMatchObject({ market: 'BTC_USDT', order_id: 4180284841 });
+    expect(body(s.requests.find((r) => r.url === '/api/v4/order/cancel')!)).toMatchObject({ market: 'BTC_USDT', orderId: 4180284841 });
   });
 
   test('every error is a TradebotError', async () => {

@@ -69,14 +69,15 @@ test('missing payload header and missing nonce/request fields', async () => {
   expect(badWindow.body).toEqual({ code: 0, message: 'Invalid nonceWindow.', errors: {} });
 });
 
-test('replayed nonce and stale nonce-window nonce: 429 Too many requests.', async () => {
+test('replayed nonce: 429 Too many requests.; nonce-window nonce off by more than 5 s: the venue\'s window message', async () => {
   const raw = JSON.stringify({ request: BALANCE, nonce: String(Date.now()), nonceWindow: true });
   expect((await post(BALANCE, { rawBody: raw })).status).toBe(200);
   expect(await post(BALANCE, { rawBody: raw })).toEqual(tooMany);
+  const outside = { status: 429, body: { code: 0, message: 'Your nonce is more than 5 seconds lesser than the current nonce.' } };
   const stale = JSON.stringify({ request: BALANCE, nonce: String(Date.now() - 6000), nonceWindow: true });
-  expect(await post(BALANCE, { rawBody: stale })).toEqual(tooMany);
+  expect(await post(BALANCE, { rawBody: stale })).toEqual(outside);
   const future = JSON.stringify({ request: BALANCE, nonce: String(Date.now() + 6000), nonceWindow: true });
-  expect(await post(BALANCE, { rawBody: future })).toEqual(tooMany);
+  expect(await post(BALANCE, { rawBody: future })).toEqual(outside);
 });
 
 test('without nonceWindow the nonce must strictly increase (any integer)', async () => {
@@ -96,11 +97,11 @@ test('ccxt-style request: string nonce, nonceWindow false, camelCase clientOrder
   const res = await post(path, { rawBody: raw });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({
-    client_order_id: 'ccxt0123456789abcdef', market: 'BTC_USDT', side: 'sell', type: 'stop limit', amount: '0.01', left: '0.01',
+    clientOrderId: 'ccxt0123456789abcdef', market: 'BTC_USDT', side: 'sell', type: 'stop limit', amount: '0.01', left: '0.01',
     price: '29000', activation_price: '29100', activationCondition: 'lte', activated: 0, postOnly: false, ioc: false, status: 'OPEN',
   });
   const cancel = await post('/api/v4/order/cancel', {
-    rawBody: JSON.stringify({ request: '/api/v4/order/cancel', nonce: String(Date.now() + 1), nonceWindow: false, market: 'BTC_USDT', orderId: (res.body as { order_id: number }).order_id }),
+    rawBody: JSON.stringify({ request: '/api/v4/order/cancel', nonce: String(Date.now() + 1), nonceWindow: false, market: 'BTC_USDT', orderId: (res.body as { orderId: number }).orderId }),
   });
   expect(cancel.body).toMatchObject({ status: 'CANCELED' });
 });
@@ -109,7 +110,7 @@ test('validation failures: private code 30 shape (422), public kline shape (200)
   const res = await post('/api/v4/order/stop_limit', { body: { market: 'BTC_USDT', side: 'up', amount: '1', price: '1', activation_price: '1' } });
   expect(res.status).toBe(422);
   expect(res.body).toEqual({ code: 30, message: 'Validation failed', errors: { side: ["Side field should contain only 'buy' or 'sell' values."] } });
-  const notFound = await post('/api/v4/order/cancel', { body: { market: 'BTC_USDT', order_id: 424242 } });
+  const notFound = await post('/api/v4/order/cancel', { body: { market: 'BTC_USDT', orderId: 424242 } });
   expect(notFound).toEqual({ status: 400, body: { code: 2, message: 'Inner validation failed', errors: { orderId: ['Unexecuted order was not found.'] } } });
   const kline = await fetch(`${sim.url}/api/v1/public/kline?market=BTC_USDT&start=20&end=10`);
   expect(kline.status).toBe(200);
@@ -141,7 +142,7 @@ test('faults: forced 5xx, 429, lost answer (order created anyway), seeded latenc
 
   sim.faults.enqueue('lostAnswer', { endpoint: 'stopLimit' });
   await expect(post('/api/v4/order/stop_limit', {
-    body: { market: 'BTC_USDT', side: 'sell', amount: '0.01', price: '29000', activation_price: '29100', client_order_id: 'lost-1' },
+    body: { market: 'BTC_USDT', side: 'sell', amount: '0.01', price: '29000', activation_price: '29100', clientOrderId: 'lost-1' },
   })).rejects.toThrow();
   expect(sim.engine.activeOrders(KEY, { clientOrderId: 'lost-1' })).toHaveLength(1);
 
@@ -168,7 +169,7 @@ test('ccxt flow: loadMarkets (markets + assets), tickers, limit order via order/
   const last = Number(sim.engine.lastPrice('BTC_USDT'));
   const price = (last * 0.9).toFixed(2);
   const created = await ccxt('/api/v4/order/new', { market: 'BTC_USDT', side: 'buy', amount: '0.001', price, clientOrderId: 'ccxt00000000000000a1' });
-  expect(created).toMatchObject({ status: 200, body: { type: 'limit', client_order_id: 'ccxt00000000000000a1', status: 'OPEN' } });
+  expect(created).toMatchObject({ status: 200, body: { type: 'limit', clientOrderId: 'ccxt00000000000000a1', status: 'OPEN' } });
   const open = await ccxt('/api/v4/orders', { market: 'BTC_USDT', limit: 100 });
   expect((open.body as unknown[]).length).toBe(1);
   const timer = await ccxt('/api/v4/order/kill-switch', { market: 'BTC_USDT', timeout: '10' });

@@ -2,7 +2,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import {
   AuthenticationError, DuplicateClientOrderIdError, ExchangeUnavailableError, ExchangeValidationError, InsufficientFundsError,
-  OrderNotFoundError, RequestTimeoutError,
+  OrderNotFoundError, RequestTimeoutError, TradebotError,
 } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
@@ -82,18 +82,13 @@ test('stop-limit: created, activated by the candle path, filled; balances and hi
   expect(after['USDT']!.available.toString()).toBe('9947.4475'); // 10000 - 52.5 - 0.0525 fee
 });
 
-test('OCO over HTTP: both list paths, the stop-loss triggers and cancels the take-profit', async () => {
+test('OCO over HTTP: the stop-loss triggers and cancels the take-profit', async () => {
   const oco = await client.placeOco({
     market: 'BTC_USDT', side: 'sell', amount: '0.5', price: '110', activationPrice: '95', stopLimitPrice: '94', clientOrderId: 'oco-1',
   });
   expect(oco.stopLoss).toMatchObject({ type: 'margin stop limit', activationCondition: 'lte', activated: false });
   expect(oco.takeProfit.type).toBe('margin limit');
-  expect(await client.fetchActiveOcoOrders({ market: 'BTC_USDT' })).toHaveLength(1);
-  const alt = new HttpExchangeClient({
-    baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' }, ocoListPath: 'docs',
-    nonceSource: new InMemoryNonceSource(new SystemClock()), limiter: new InMemoryRateLimiter(), clock: new SystemClock(), timeoutMs: 2000,
-  });
-  expect((await alt.fetchActiveOcoOrders({ market: 'BTC_USDT' }))[0]!.id).toBe(oco.id);
+  expect((await client.fetchActiveOcoOrders({ market: 'BTC_USDT' }))[0]!.id).toBe(oco.id);
 
   sim.advanceTo(T0 + 240); // the T0+180 candle falls through 95
   expect(await client.fetchActiveOcoOrders({ market: 'BTC_USDT' })).toHaveLength(0);
@@ -160,4 +155,48 @@ test('the client classifies the simulator failures: bad secret, 5xx, lost answer
   sim.faults.configure({ timeoutHoldMs: 1000 });
   sim.faults.enqueue('timeout', { endpoint: 'cancelOrder' });
   await expect(impatient.cancelOrder({ market: 'BTC_USDT', clientOrderId: 'f-2' })).rejects.toBeInstanceOf(RequestTimeoutError);
+});
+
+describe('the spec dialect end to end, and a dialect mismatch failing in paper mode', () => {
+  let specSim: SimulatedExchange;
+  beforeEach(async () => {
+    specSim = await startSimulatedExchange({
+      apiKey: 'key-1', apiSecret: 'secret-1', balances: { USDT: '10000', BTC: '1' },
+      markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: T0, rateLimits: false, dialect: 'spec',
+    });
+  });
+  afterEach(async () => {
+    await specSim.close();
+  });
+  const clientFor = (dialect: 'venue' | 'spec') => {
+    const clock = new SystemClock();
+    return new HttpExchangeClient({
+      baseUrl: specSim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' }, dialect,
+      nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+    });
+  };
+
+  test('client and simulator in spec: stop-limit, active list, cancel, OCO create and list', async () => {
+    const spec = clientFor('spec');
+    const order = await spec.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '89', activationPrice: '90', clientOrderId: 'spec-1' });
+    expect(order.clientOrderId).toBe('spec-1');
+    expect((await spec.fetchActiveOrders({ market: 'BTC_USDT', clientOrderId: 'spec-1' }))[0]!.orderId).toBe(order.orderId);
+    expect((await spec.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId })).status).toBe('CANCELED');
+    await expect(spec.cancelOrder({ market: 'BTC_USDT', clientOrderId: 'spec-1' })).rejects.toBeInstanceOf(OrderNotFoundError);
+    const oco = await spec.placeOco({ market: 'BTC_USDT', side: 'sell', amount: '0.5', price: '110', activationPrice: '95', stopLimitPrice: '94', clientOrderId: 'spec-oco' });
+    expect([oco.stopLoss.clientOrderId, oco.takeProfit.clientOrderId]).toEqual(['spec-oco', 'spec-oco']);
+    expect((await spec.fetchActiveOcoOrders({ market: 'BTC_USDT' }))[0]!.id).toBe(oco.id);
+  });
+
+  test('a venue client against a spec simulator is refused with code 30 naming the field, and no order exists', async () => {
+    const venue = clientFor('venue');
+    const err = (await venue.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '89', activationPrice: '90', clientOrderId: 'v-1' })
+      .catch((e: unknown) => e)) as ExchangeValidationError;
+    expect(err).toBeInstanceOf(ExchangeValidationError);
+    expect(err.venueCode).toBe(30);
+    expect(Object.keys(err.fieldErrors)).toEqual(['clientOrderId']);
+    expect(specSim.engine.activeOrders('key-1')).toHaveLength(0);
+    // The venue's OCO list path does not exist in the spec dialect.
+    await expect(venue.fetchActiveOcoOrders({ market: 'BTC_USDT' })).rejects.toBeInstanceOf(TradebotError);
+  });
 });

@@ -52,6 +52,15 @@ describe('config loading', () => {
     expectConfigError(() => parseConfig(raw, {}), 'risk.defaults.maxNotionalPerOrdr', /unknown setting/);
   });
 
+  test('the wire dialect: venue by default, spec on request; the keys it replaced are refused saying so', () => {
+    expect(parseConfig(minimal(), {}).exchange.dialect).toBe('venue');
+    expect(parseConfig({ ...minimal(), exchange: { dialect: 'spec' } }, {}).exchange.dialect).toBe('spec');
+    expectConfigError(() => parseConfig({ ...minimal(), exchange: { dialect: 'camel' } }, {}), 'exchange.dialect', /venue|spec/);
+    expectConfigError(() => parseConfig({ ...minimal(), exchange: { requestFieldStyle: 'camel' } }, {}), 'exchange.requestFieldStyle', /replaced by exchange\.dialect/);
+    expectConfigError(() => parseConfig({ ...minimal(), exchange: { ocoListPath: 'docs' } }, {}), 'exchange.ocoListPath', /replaced by exchange\.dialect/);
+    expectConfigError(() => parseConfig(minimal(), { TRADEBOT_CONFIG__EXCHANGE__OCO_LIST_PATH: 'spec' }), 'exchange.ocoListPath', /replaced by exchange\.dialect/);
+  });
+
   test('a bad value is named with its path and the problem', () => {
     const raw = minimal();
     raw['risk'] = { defaults: { maxNotionalPerOrder: '1e5' } };

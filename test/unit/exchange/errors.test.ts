@@ -22,7 +22,7 @@ describe('venue error table', () => {
     ['HTTP 401', priv(401, undefined), AuthenticationError],
     ['HTTP 403', priv(403, { message: 'Forbidden' }), AuthenticationError],
     ['code 10 not enough balance', priv(400, body(10, 'Inner validation failed', { amount: ['Not enough balance.'] })), InsufficientFundsError],
-    ['code 2 order not found', priv(400, fixture('http_post_order_cancel_error')), OrderNotFoundError],
+    ['code 2 order not found', priv(400, fixture('venue/http_post_order_cancel_error')), OrderNotFoundError],
     ['code 36 duplicate client order id', priv(422, body(36, 'Validation failed', { clientOrderId: ['This client order id is already used by the current account.'] })), DuplicateClientOrderIdError],
     ['code 36 bad format stays validation', priv(422, body(36, 'Validation failed', { clientOrderId: ['Client order id field should be a string.'] })), ExchangeValidationError],
     ['code 15 try again later', priv(400, body(15, 'Inner validation failed', { error: ['Please try again later.'] })), ExchangeUnavailableError],

@@ -1,35 +1,39 @@
 import { Decimal } from '../../../src/domain/decimal';
-import type { EndpointId } from '../../../src/exchange/http/endpoints';
-import { checkRequest, checkWithSchema } from '../../../src/exchange/request-rules';
-import { fastCheck } from '../../../src/exchange/request-rules-fast';
+import { WIRE_ENDPOINTS, type WireEndpointId } from '../../../src/exchange/http/endpoints';
+import { REQUEST_RULES, checkRequest, checkWithSchema } from '../../../src/exchange/request-rules';
+import { compileFastPath } from '../../../src/exchange/request-rules-fast';
+import { DIALECTS } from '../../../src/exchange/wire/dialects';
+import { requestCodec } from '../../../src/exchange/wire/request-codec';
 
 /**
- * The hand-written fast path must agree with the zod schemas: whatever it accepts, the schema
- * accepts with the same value (same keys in the same order, so the same signed bytes), and
- * checkRequest (fast path first) answers exactly like the schema alone on every input, errors
- * included. Inputs are drawn from per-field candidates, valid and invalid, in both spellings.
+ * The fast path is compiled from the same table entries as the zod schemas and must agree with
+ * them: whatever it accepts, the schema accepts with the same value (same keys in the same order, so
+ * the same signed bytes), and checkRequest (fast path first) answers exactly like the schema alone
+ * on every input, errors included. Inputs are drawn from per-field candidates, valid and invalid.
  */
 const U = undefined;
 const decimals = ['0.001', '40000', ' 1.5 ', '.5', '5.', '0', '0.000', '-1', '1e-3', '', 'abc', 0.001, 40000, new Decimal('2.5'), null, U];
 const markets = ['BTC_USDT', 'ETH_BTC', 'btc_usdt', 'BTCUSDT', '', 'A'.repeat(21) + '_USDT', 42, null, U];
 const ids = ['tb-1.a_b', 'x', 'a'.repeat(64), 'a'.repeat(65), 'bad id', '', 7, null, U];
 const ints = [1, 2, 100, 101, 0, -1, 1.5, '5', '-3', 'x', Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, Number.NaN, null, U];
+const dates = [100, 200, 0, -5, '150', 1.5, U];
 
-const FIELDS: Partial<Record<EndpointId, Record<string, readonly unknown[]>>> = {
+const FIELDS: Partial<Record<WireEndpointId, Record<string, readonly unknown[]>>> = {
   stopLimit: {
-    market: markets, side: ['buy', 'sell', 'long', 1, U], amount: decimals, price: decimals,
-    activation_price: decimals, activationPrice: [U, ...decimals], client_order_id: ids, clientOrderId: [U, ...ids],
-    bboRole: [1, 2, 3, '1', 'x', null, U], stp: ['no', 'cancel_both', 'cancel_new', 'cancel_old', 'yes', U],
-    nonce: [5, U], note: ['ignored', U],
+    market: markets, side: ['buy', 'sell', 'long', 1, U], amount: decimals, price: decimals, activationPrice: decimals,
+    clientOrderId: ids, bboRole: [1, 2, 3, '1', 'x', null, U], stp: ['no', 'cb', 'cancel_old', 'yes', U],
+    activation_price: [U, '1'], note: [U, 'extra'],
   },
   collateralOco: {
-    market: markets, side: ['buy', 'sell', 'x', U], amount: decimals, price: decimals, activation_price: decimals,
-    stop_limit_price: decimals, stopLimitPrice: [U, ...decimals], clientOrderId: [U, ...ids], reduceOnly: [true, false, 'true', U],
+    market: markets, side: ['buy', 'sell', 'x', U], amount: decimals, price: decimals, activationPrice: decimals,
+    stopLimitPrice: decimals, clientOrderId: [U, ...ids], reduceOnly: [true, false, 'true', U],
     positionSide: ['LONG', 'SHORT', 'BOTH', 'long', U], stp: ['no', 'bad', U],
   },
-  cancelOrder: { market: markets, order_id: ints, orderId: [U, ...ints], client_order_id: [U, ...ids], clientOrderId: [U, ...ids], request: ['/x', U] },
-  cancelOco: { market: markets, order_id: ints, client_order_id: [U, ...ids] },
-  activeOrders: { market: markets, orderId: ints, client_order_id: ids, limit: ints, offset: [0, 10_000, 10_001, -1, 5, '5', U] },
+  cancelOrder: { market: markets, orderId: ints, clientOrderId: [U, ...ids], request: [U, '/x'] },
+  cancelOco: { market: markets, orderId: ints, clientOrderId: [U, ...ids] },
+  activeOrders: { market: markets, orderId: ints, clientOrderId: ids, limit: ints, offset: [0, 10_000, 4_294_967_296, -1, 5, '5', U] },
+  orderHistory: { market: markets, orderId: ints, startDate: dates, endDate: dates, status: ['ALL', 'OPEN', U], limit: [1, 500, 501, U] },
+  tradeBalance: { ticker: ['BTC', 'btc', 5, U] },
 };
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces. */
@@ -42,7 +46,7 @@ function rng(seed: number): () => number {
   };
 }
 
-/** Mostly-valid inputs (each field its first candidate with high odds; aliases absent) so both accept and refuse paths are common. */
+/** Mostly-valid inputs (each field its first candidate with high odds) so both accept and refuse paths are common. */
 function draw(fields: Record<string, readonly unknown[]>, random: () => number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   // Random key order: the value's key order must not depend on the caller's.
@@ -55,15 +59,19 @@ function draw(fields: Record<string, readonly unknown[]>, random: () => number):
   return out;
 }
 
-describe('fast request checks agree with the zod schemas', () => {
-  test.each(Object.keys(FIELDS) as EndpointId[])('%s', (endpoint) => {
+const identity = (endpoint: WireEndpointId) => Object.fromEntries(Object.keys(REQUEST_RULES[endpoint].fields).map((f) => [f, f]));
+
+describe('the fast path compiled from the rule table agrees with the zod schemas', () => {
+  test.each(Object.keys(FIELDS) as WireEndpointId[])('%s', (endpoint) => {
+    const fastPath = compileFastPath(REQUEST_RULES[endpoint], identity(endpoint))!;
+    expect(fastPath).toBeDefined();
     const random = rng(12345);
     let accepted = 0;
     let refused = 0;
     for (let i = 0; i < 2000; i++) {
       const params = draw(FIELDS[endpoint]!, random);
       const slow = checkWithSchema(endpoint, params);
-      const fast = fastCheck(endpoint, params);
+      const fast = fastPath(params);
       if (fast !== undefined) {
         accepted++;
         expect(slow).toEqual({ ok: true, value: fast });
@@ -77,17 +85,38 @@ describe('fast request checks agree with the zod schemas', () => {
     expect(refused).toBeGreaterThan(100);
   });
 
-  test('the orders the bot sends take the fast path', () => {
-    const order = { market: 'BTC_USDT', side: 'buy', amount: '0.001', price: '40000', activation_price: '41000', client_order_id: 'tb-s-1', stp: 'no' };
-    expect(fastCheck('stopLimit', order)).toEqual(order);
-    expect(fastCheck('cancelOrder', { market: 'BTC_USDT', clientOrderId: 'tb-s-1' })).toEqual({ market: 'BTC_USDT', client_order_id: 'tb-s-1' });
-    expect(fastCheck('activeOrders', { market: 'BTC_USDT', limit: 100, offset: 0 })).toEqual({ market: 'BTC_USDT', limit: 100, offset: 0 });
+  test.each(['venue', 'spec'] as const)('%s dialect: the fast wire object equals the schema value renamed', (name) => {
+    const codec = requestCodec(DIALECTS[name]);
+    const random = rng(777);
+    for (const endpoint of Object.keys(FIELDS) as WireEndpointId[]) {
+      const fastPath = compileFastPath(REQUEST_RULES[endpoint], DIALECTS[name].endpoints[endpoint].request);
+      for (let i = 0; i < 500; i++) {
+        const params = draw(FIELDS[endpoint]!, random);
+        const fast = fastPath?.(params);
+        const encoded = codec.encode(endpoint, params);
+        if (fast !== undefined) expect(JSON.stringify(encoded.ok ? encoded.value : null)).toBe(JSON.stringify(fast));
+      }
+    }
   });
 
-  test('non-plain objects, arrays and other endpoints go to the schema', () => {
-    expect(fastCheck('stopLimit', [])).toBeUndefined();
-    expect(fastCheck('stopLimit', new (class { market = 'BTC_USDT'; })())).toBeUndefined();
-    expect(fastCheck('kline', { market: 'BTC_USDT' })).toBeUndefined();
-    expect(fastCheck('stopLimit', { market: 'BTC_USDT', side: 'buy', amount: '1', price: '1', activation_price: '1', activationPrice: '1' })).toBeUndefined();
+  test('every endpoint whose rules all have a fast form gets a fast path; the kill-switch goes through zod', () => {
+    const withFast = (Object.keys(WIRE_ENDPOINTS) as WireEndpointId[]).filter((e) => compileFastPath(REQUEST_RULES[e], identity(e)) !== undefined);
+    expect(withFast).toEqual(expect.arrayContaining(['stopLimit', 'collateralOco', 'cancelOrder', 'cancelOco', 'activeOrders', 'ocoList', 'tradeBalance']));
+    expect(withFast).not.toContain('killSwitch');
+  });
+
+  test('the orders the bot sends take the fast path, straight into wire names', () => {
+    const venue = compileFastPath(REQUEST_RULES.stopLimit, DIALECTS.venue.endpoints.stopLimit.request)!;
+    const spec = compileFastPath(REQUEST_RULES.stopLimit, DIALECTS.spec.endpoints.stopLimit.request)!;
+    const order = { market: 'BTC_USDT', side: 'buy', amount: '0.001', price: '40000', activationPrice: '41000', clientOrderId: 'tb-s-1', stp: 'no' };
+    expect(venue(order)).toEqual({ market: 'BTC_USDT', side: 'buy', amount: '0.001', price: '40000', activation_price: '41000', clientOrderId: 'tb-s-1', stp: 'no' });
+    expect(spec(order)).toEqual({ market: 'BTC_USDT', side: 'buy', amount: '0.001', price: '40000', activation_price: '41000', client_order_id: 'tb-s-1', stp: 'no' });
+  });
+
+  test('non-plain objects, arrays and unknown fields go to the schema', () => {
+    const fastPath = compileFastPath(REQUEST_RULES.stopLimit, identity('stopLimit'))!;
+    expect(fastPath([])).toBeUndefined();
+    expect(fastPath(new (class { market = 'BTC_USDT'; })())).toBeUndefined();
+    expect(fastPath({ market: 'BTC_USDT', side: 'buy', amount: '1', price: '1', activationPrice: '1', activation_price: '1' })).toBeUndefined();
   });
 });

@@ -1,16 +1,17 @@
 import { Decimal } from '../../../src/domain/decimal';
-import { checkRequest, toDocsSpelling } from '../../../src/exchange/request-rules';
-import type { EndpointId } from '../../../src/exchange/http/endpoints';
+import type { WireEndpointId } from '../../../src/exchange/http/endpoints';
+import { checkRequest } from '../../../src/exchange/request-rules';
 
+// The rules in canonical names (the dialects spell them on the wire: test/unit/exchange/dialects.test.ts).
 const M = 'BTC_USDT';
-const stopLimit = { market: M, side: 'buy', amount: '0.001', price: '40000', activation_price: '41000' };
+const stopLimit = { market: M, side: 'buy', amount: '0.001', price: '40000', activationPrice: '41000' };
 
-function errors(endpoint: EndpointId, params: unknown): Record<string, string[]> {
+function errors(endpoint: WireEndpointId, params: unknown): Record<string, string[]> {
   const r = checkRequest(endpoint, params);
   if (r.ok) throw new Error(`expected field errors, got ${JSON.stringify(r.value)}`);
   return r.fieldErrors;
 }
-function value(endpoint: EndpointId, params: unknown): Record<string, unknown> {
+function value(endpoint: WireEndpointId, params: unknown): Record<string, unknown> {
   const r = checkRequest(endpoint, params);
   if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.fieldErrors)}`);
   return r.value;
@@ -40,54 +41,52 @@ describe('kline query', () => {
 });
 
 describe('stop-limit body', () => {
-  test('normalises both spellings to snake_case and amounts to plain decimal strings', () => {
-    const snake = value('stopLimit', { ...stopLimit, client_order_id: 'tb-1.a_b', stp: 'cancel_old', bboRole: 1 });
-    const camel = value('stopLimit', { market: M, side: 'buy', amount: 0.001, price: new Decimal('40000'), activationPrice: '41000', clientOrderId: 'tb-1.a_b', stp: 'cancel_old', bboRole: '1' });
-    expect(snake).toEqual({ ...stopLimit, client_order_id: 'tb-1.a_b', stp: 'cancel_old', bboRole: 1 });
-    expect(camel).toEqual(snake);
+  test('normalises amounts to plain decimal strings and integer strings to numbers', () => {
+    const plain = value('stopLimit', { ...stopLimit, clientOrderId: 'tb-1.a_b', stp: 'cancel_old', bboRole: 1 });
+    const loose = value('stopLimit', { market: M, side: 'buy', amount: 0.001, price: new Decimal('40000'), activationPrice: '41000', clientOrderId: 'tb-1.a_b', stp: 'cancel_old', bboRole: '1' });
+    expect(plain).toEqual({ ...stopLimit, clientOrderId: 'tb-1.a_b', bboRole: 1, stp: 'cancel_old' });
+    expect(loose).toEqual(plain);
   });
   test('side, required activation price, positive amounts', () => {
     expect(errors('stopLimit', { ...stopLimit, side: 'long' })).toEqual({ side: ["Side field should contain only 'buy' or 'sell' values."] });
-    const { activation_price: _omit, ...noActivation } = stopLimit;
-    expect(errors('stopLimit', noActivation)).toEqual({ activation_price: ['Activation price field is required.'] });
+    const { activationPrice: _omit, ...noActivation } = stopLimit;
+    expect(errors('stopLimit', noActivation)).toEqual({ activationPrice: ['Activation price field is required.'] });
     expect(errors('stopLimit', { ...stopLimit, amount: '0' })).toEqual({ amount: ['Amount should be greater than 0.'] });
     expect(errors('stopLimit', { ...stopLimit, price: '-1' })).toEqual({ price: ['Price should be greater than 0.'] });
-    expect(errors('stopLimit', { ...stopLimit, amount: '1e-3' })).toEqual({ amount: ['Amount field should be a numeric string or number.'] });
-    expect(errors('stopLimit', { ...stopLimit, amount: Number.NaN })).toEqual({ amount: ['Amount field should be a numeric string or number.'] });
+    expect(errors('stopLimit', { ...stopLimit, amount: '1e-3' })).toEqual({ amount: ['Amount field should be numeric string or number.'] });
+    expect(errors('stopLimit', { ...stopLimit, amount: Number.NaN })).toEqual({ amount: ['Amount field should be numeric string or number.'] });
     expect(value('stopLimit', { ...stopLimit, amount: 1e-7 })['amount']).toBe('0.0000001');
   });
-  test('errors are reported under the spelling the caller used', () => {
-    const { activation_price: _omit, ...rest } = stopLimit;
-    expect(errors('stopLimit', { ...rest, activationPrice: '0' })).toEqual({ activationPrice: ['Activation price should be greater than 0.'] });
+  test('client order id: charset and length', () => {
     expect(errors('stopLimit', { ...stopLimit, clientOrderId: 'has space' })).toEqual({ clientOrderId: ['Client order id field should contain only letters, digits, dashes, dots and underscores.'] });
-    expect(errors('stopLimit', { ...stopLimit, client_order_id: 'x'.repeat(65) })).toEqual({ client_order_id: ['Client order id may not be greater than 64 characters.'] });
-    expect(errors('stopLimit', { ...stopLimit, activationPrice: '41000' })).toEqual({ activationPrice: ['The activation_price field may be given in one spelling only.'] });
+    expect(errors('stopLimit', { ...stopLimit, clientOrderId: 'x'.repeat(65) })).toEqual({ clientOrderId: ['Client order id may not be greater than 64 characters.'] });
   });
-  test('stp values and bboRole', () => {
-    for (const stp of ['no', 'cancel_both', 'cancel_new', 'cancel_old']) expect(value('stopLimit', { ...stopLimit, stp })['stp']).toBe(stp);
-    expect(Object.keys(errors('stopLimit', { ...stopLimit, stp: 'cb' }))).toEqual(['stp']);
+  test('stp: the documented abbreviations and the legacy long forms; bboRole 1 or 2', () => {
+    for (const stp of ['no', 'cb', 'cn', 'co', 'cancel_both', 'cancel_new', 'cancel_old']) expect(value('stopLimit', { ...stopLimit, stp })['stp']).toBe(stp);
+    expect(Object.keys(errors('stopLimit', { ...stopLimit, stp: 'yes' }))).toEqual(['stp']);
     expect(Object.keys(errors('stopLimit', { ...stopLimit, bboRole: 3 }))).toEqual(['bboRole']);
   });
-  test('envelope fields are ignored and unknown fields dropped', () => {
-    expect(value('stopLimit', { ...stopLimit, request: '/api/v4/order/stop_limit', nonce: '1', nonceWindow: true, foo: 1 })).toEqual(stopLimit);
+  test('a field the endpoint does not have is an error, never dropped (wire spellings and envelope included)', () => {
+    expect(errors('stopLimit', { ...stopLimit, foo: 1 })).toEqual({ foo: ['The foo field is not a parameter of this endpoint.'] });
+    expect(Object.keys(errors('stopLimit', { ...stopLimit, activation_price: '41000' }))).toEqual(['activation_price']);
+    expect(Object.keys(errors('stopLimit', { ...stopLimit, nonce: '1' }))).toEqual(['nonce']);
   });
 });
 
 describe('collateral OCO body', () => {
-  const oco = { ...stopLimit, stop_limit_price: '42000' };
-  test('needs stop_limit_price in either spelling', () => {
-    expect(value('collateralOco', { ...stopLimit, stopLimitPrice: '42000', clientOrderId: 'a' })).toEqual({ ...oco, client_order_id: 'a' });
-    expect(errors('collateralOco', stopLimit)).toEqual({ stop_limit_price: ['Stop limit price field is required.'] });
+  test('needs stopLimitPrice', () => {
+    expect(value('collateralOco', { ...stopLimit, stopLimitPrice: '42000', clientOrderId: 'a' })).toEqual({ ...stopLimit, stopLimitPrice: '42000', clientOrderId: 'a' });
+    expect(errors('collateralOco', stopLimit)).toEqual({ stopLimitPrice: ['Stop limit price field is required.'] });
   });
 });
 
 describe('cancel: exactly one of order id / client order id', () => {
   test.each(['cancelOrder', 'cancelOco'] as const)('%s', (endpoint) => {
-    expect(value(endpoint, { market: M, orderId: '117703764513' })).toEqual({ market: M, order_id: 117703764513 });
-    expect(value(endpoint, { market: M, client_order_id: 'abc' })).toEqual({ market: M, client_order_id: 'abc' });
-    expect(errors(endpoint, { market: M })).toEqual({ order_id: ['The order id field is required when client order id is not present.'] });
+    expect(value(endpoint, { market: M, orderId: '117703764513' })).toEqual({ market: M, orderId: 117703764513 });
+    expect(value(endpoint, { market: M, clientOrderId: 'abc' })).toEqual({ market: M, clientOrderId: 'abc' });
+    expect(errors(endpoint, { market: M })).toEqual({ orderId: ['The order id field is required when client order id is not present.'] });
     expect(errors(endpoint, { market: M, orderId: 1, clientOrderId: 'a' })).toEqual({ orderId: ['Only one of order id and client order id may be given.'] });
-    expect(Object.keys(errors(endpoint, { market: M, order_id: -3 }))).toEqual(['order_id']);
+    expect(Object.keys(errors(endpoint, { market: M, orderId: -3 }))).toEqual(['orderId']);
   });
 });
 
@@ -98,14 +97,15 @@ describe('paging limits', () => {
     expect(errors('codes', { offset: -1 })).toEqual({ offset: ['The offset must be at least 0.'] });
     expect(value('codes', { limit: 100, offset: 0 })).toEqual({ limit: 100, offset: 0 });
   });
-  test('active orders and OCO lists: limit 1..100', () => {
+  test('active orders and OCO lists: limit 1..100, offset up to 4294967295, market optional', () => {
     expect(errors('activeOrders', { limit: 101 })).toEqual({ limit: ['The limit may not be greater than 100.'] });
     expect(errors('ocoList', { market: M, limit: 101 })).toEqual({ limit: ['The limit may not be greater than 100.'] });
-    expect(errors('ocoListAlt', {})).toEqual({ market: ['Market field is required.'] });
-    expect(value('activeOrders', { market: M, clientOrderId: 'x' })).toEqual({ market: M, client_order_id: 'x' });
+    expect(value('ocoList', { offset: 4_294_967_295 })).toEqual({ offset: 4_294_967_295 });
+    expect(errors('activeOrders', { offset: 4_294_967_296 })).toEqual({ offset: ['The offset may not be greater than 4294967295.'] });
+    expect(value('activeOrders', { market: M, clientOrderId: 'x' })).toEqual({ market: M, clientOrderId: 'x' });
   });
   test('history and deals: limit 1..500, startDate <= endDate', () => {
-    expect(value('orderHistory', { limit: 500, status: 'FILLED', orderId: 5 })).toEqual({ limit: 500, status: 'FILLED', order_id: 5 });
+    expect(value('orderHistory', { limit: 500, status: 'FILLED', orderId: 5 })).toEqual({ orderId: 5, status: 'FILLED', limit: 500 });
     expect(errors('orderHistory', { limit: 501 })).toEqual({ limit: ['The limit may not be greater than 500.'] });
     expect(Object.keys(errors('orderHistory', { status: 'OPEN' }))).toEqual(['status']);
     expect(errors('executedDeals', { startDate: 10, endDate: 5 })).toEqual({ endDate: ['End date field must be greater then start date.'] });
@@ -130,21 +130,20 @@ describe('kill-switch', () => {
 });
 
 describe('other endpoints', () => {
-  test('parameterless endpoints accept nothing but the envelope', () => {
-    for (const e of ['ping', 'time', 'markets', 'mainBalance', 'jwt', 'websocketToken'] as const) {
-      expect(value(e, { request: '/x', nonce: '1', nonceWindow: true })).toEqual({});
+  test('parameterless endpoints accept nothing', () => {
+    for (const e of ['ping', 'time', 'markets', 'jwt', 'websocketToken'] as const) {
+      expect(value(e, {})).toEqual({});
       expect(value(e, undefined)).toEqual({});
+      expect(Object.keys(errors(e, { ticker: 'BTC' }))).toEqual(['ticker']);
     }
   });
-  test('trade balance ticker and kill-switch status market are optional', () => {
+  test('balances: ticker optional; kill-switch status market optional', () => {
     expect(value('tradeBalance', { ticker: 'BTC' })).toEqual({ ticker: 'BTC' });
+    expect(value('mainBalance', { ticker: 'BTC' })).toEqual({ ticker: 'BTC' });
     expect(Object.keys(errors('tradeBalance', { ticker: 5 }))).toEqual(['ticker']);
     expect(value('killSwitchStatus', {})).toEqual({});
   });
   test('a non-object is refused', () => {
     expect(Object.keys(errors('stopLimit', [1]))).toEqual(['request']);
-  });
-  test('toDocsSpelling renames ids to camelCase and keeps the documented snake fields', () => {
-    expect(toDocsSpelling({ client_order_id: 'a', order_id: 1, activation_price: '2', stop_limit_price: '3' })).toEqual({ clientOrderId: 'a', orderId: 1, activation_price: '2', stop_limit_price: '3' });
   });
 });

@@ -1,18 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from '../../../src/domain/decimal';
-import { RESPONSES } from '../../../src/exchange/http/responses';
 import type { EndpointId } from '../../../src/exchange/http/endpoints';
+import { answersOf } from '../../../src/exchange/http/responses';
+import type { DialectName } from '../../../src/exchange/wire/dialect';
+import { DIALECTS } from '../../../src/exchange/wire/dialects';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(join(__dirname, '../../fixtures', `${name}.json`), 'utf8'));
-function parse(endpoint: EndpointId, body: unknown): any {
-  const r = RESPONSES[endpoint].safeParse(body);
+function parse(endpoint: EndpointId, body: unknown, dialect: DialectName = 'venue'): any {
+  const r = answersOf(DIALECTS[dialect])[endpoint].safeParse(body);
   if (!r.success) throw new Error(JSON.stringify(r.error.issues));
   return r.data;
 }
+const refused = (endpoint: EndpointId, body: unknown, dialect: DialectName): boolean => !answersOf(DIALECTS[dialect])[endpoint].safeParse(body).success;
 const d = (s: string) => new Decimal(s);
 
-describe('response parsing, one fixture per endpoint', () => {
+describe('answers shared by both dialects', () => {
   test('kline: wire row is time, open, CLOSE, HIGH, LOW, volume stock, volume money', () => {
     const [c] = parse('kline', fixture('http_get_kline'));
     expect(c.time).toBe(1710324000);
@@ -36,42 +39,13 @@ describe('response parsing, one fixture per endpoint', () => {
     expect(m.takerFee).toEqual(d('0.001'));
     expect(m.maxTotal).toEqual(d('10000000000'));
   });
-  test('balances', () => {
-    const t = parse('tradeBalance', fixture('http_post_trade_account_balance'));
+  test.each(['venue', 'spec'] as const)('balances (%s)', (dialect) => {
+    const t = parse('tradeBalance', fixture('http_post_trade_account_balance'), dialect);
     expect(t['USDT'].available).toEqual(d('1000.5'));
     expect(t['USDT'].freeze).toEqual(d('12.25'));
-    const m = parse('mainBalance', fixture('http_post_main_account_balance'));
+    expect(parse('tradeBalance', fixture('venue/http_post_trade_account_balance'), dialect)['USDT'].freeze).toEqual(d('100'));
+    const m = parse('mainBalance', fixture('http_post_main_account_balance'), dialect);
     expect(m['BTC']).toEqual(d('0.0001'));
-  });
-  test('stop-limit order (spec snake_case)', () => {
-    const o = parse('stopLimit', fixture('http_post_order_stop_limit'));
-    expect(o).toMatchObject({ orderId: 3134995325, clientOrderId: 'tb-sma-1a2b3c4d-s8x0-o', market: 'BTC_USDT', side: 'buy', type: 'stop limit', timestamp: 1595792396.165973, activationCondition: 'gte', activated: false, status: 'FILLED' });
-    expect(o.activationPrice).toEqual(d('40000'));
-    expect(o.left).toEqual(d('0.001'));
-  });
-  test('active orders and cancel (documentation camelCase); "" client id -> undefined', () => {
-    const [o] = parse('activeOrders', fixture('http_post_orders'));
-    expect(o).toMatchObject({ orderId: 4180284841, clientOrderId: 'order1987111', status: 'PARTIALLY_FILLED' });
-    expect(o.dealStock).toEqual(d('0'));
-    const c = parse('cancelOrder', fixture('http_post_order_cancel'));
-    expect(c.status).toBe('CANCELED');
-    const noId = parse('cancelOrder', { ...(fixture('http_post_order_cancel') as object), clientOrderId: '' });
-    expect(noId.clientOrderId).toBeUndefined();
-  });
-  test('OCO list (spec), create and cancel (documentation)', () => {
-    for (const [endpoint, name] of [['ocoList', 'http_post_orders_oco'], ['ocoListAlt', 'http_post_orders_oco']] as const) {
-      const [oco] = parse(endpoint, fixture(name));
-      expect(oco.id).toBe(117703764513);
-      expect(oco.stopLoss).toMatchObject({ orderId: 45, clientOrderId: undefined, type: 'margin stop limit', activationCondition: 'gte', activated: false, status: 'OPEN' });
-      expect(oco.stopLoss.activationPrice).toEqual(d('41000'));
-      expect(oco.takeProfit).toMatchObject({ orderId: 46, type: 'margin limit', activationPrice: undefined });
-      expect(oco.takeProfit.price).toEqual(d('40000'));
-    }
-    const created = parse('collateralOco', fixture('http_post_order_collateral_oco'));
-    expect(created.stopLoss.clientOrderId).toBe('order1987111');
-    expect(created.takeProfit.dealFee).toEqual(d('0'));
-    const canceled = parse('cancelOco', fixture('http_post_order_oco_cancel'));
-    expect([canceled.stopLoss.status, canceled.takeProfit.status]).toEqual(['CANCELED', 'CANCELED']);
   });
   test('order history keyed by market; ctime, ftime, operator activation condition, trigger timestamp', () => {
     const [a, b] = parse('orderHistory', fixture('http_post_trade_account_order_history'));
@@ -101,9 +75,66 @@ describe('response parsing, one fixture per endpoint', () => {
     expect(parse('websocketToken', fixture('http_post_profile_websocket_token'))).toBe('866f14a1-b7d6-4e4b-a4dc-4bb8a4d2f1f0');
   });
   test('wrong shapes and bad decimals are refused', () => {
-    expect(RESPONSES.kline.safeParse({ success: true, message: null, result: [[1, 'x', '1', '1', '1', '1', '1']] }).success).toBe(false);
-    expect(RESPONSES.tradeBalance.safeParse({ BTC: { available: '-1', freeze: '0' } }).success).toBe(false);
-    expect(RESPONSES.stopLimit.safeParse({ order_id: 1 }).success).toBe(false);
-    expect(RESPONSES.time.safeParse({ time: 'now' }).success).toBe(false);
+    const venue = answersOf(DIALECTS.venue);
+    expect(venue.kline.safeParse({ success: true, message: null, result: [[1, 'x', '1', '1', '1', '1', '1']] }).success).toBe(false);
+    expect(venue.tradeBalance.safeParse({ BTC: { available: '-1', freeze: '0' } }).success).toBe(false);
+    expect(venue.stopLimit.safeParse({ orderId: 1 }).success).toBe(false);
+    expect(venue.time.safeParse({ time: 'now' }).success).toBe(false);
+    expect(venue.websocketToken.safeParse({ websocketToken: 'x' }).success).toBe(false); // only the documented spelling
+  });
+});
+
+describe('venue dialect: the documentation\'s examples', () => {
+  test('stop-limit, active orders, cancel: camelCase ids and deal fields, activation_price as written', () => {
+    const o = parse('stopLimit', fixture('venue/http_post_order_stop_limit'));
+    expect(o).toMatchObject({ orderId: 4180284841, clientOrderId: 'order1987111', market: 'BTC_USDT', side: 'buy', type: 'stop limit', timestamp: 1595792396.165973, activationCondition: 'gte', activated: false, status: 'FILLED' });
+    expect(o.activationPrice).toEqual(d('40000'));
+    expect(o.left).toEqual(d('0.01'));
+    const [active] = parse('activeOrders', fixture('venue/http_post_orders'));
+    expect(active).toMatchObject({ orderId: 4180284841, status: 'PARTIALLY_FILLED' });
+    expect(parse('cancelOrder', fixture('venue/http_post_order_cancel')).status).toBe('CANCELED');
+    const noId = parse('cancelOrder', { ...(fixture('venue/http_post_order_cancel') as object), clientOrderId: '' });
+    expect(noId.clientOrderId).toBeUndefined();
+  });
+  test('OCO list, create and cancel: camelCase ids, snake_case post_only / activation fields', () => {
+    const [oco] = parse('ocoList', fixture('venue/http_post_oco_orders'));
+    expect(oco.id).toBe(117703764513);
+    expect(oco.stopLoss).toMatchObject({ orderId: 117703764514, clientOrderId: undefined, type: 'margin stop limit', activationCondition: 'gte', activated: false, status: 'OPEN' });
+    expect(oco.stopLoss.activationPrice).toEqual(d('29928.79'));
+    expect(oco.takeProfit).toMatchObject({ orderId: 117703764515, type: 'margin limit', activationPrice: undefined });
+    const created = parse('collateralOco', fixture('venue/http_post_order_collateral_oco'));
+    expect(created.takeProfit.price).toEqual(d('9928.79'));
+    const canceled = parse('cancelOco', fixture('venue/http_post_order_oco_cancel'));
+    expect([canceled.stopLoss.status, canceled.takeProfit.status]).toEqual(['CANCELED', 'CANCELED']);
+  });
+});
+
+describe('spec dialect: exchange-api.md\'s spellings', () => {
+  test('stop-limit, active orders, cancel', () => {
+    const o = parse('stopLimit', fixture('spec/http_post_order_stop_limit'), 'spec');
+    expect(o).toMatchObject({ orderId: 3134995325, clientOrderId: 'tb-sma-1a2b3c4d-s8x0-o', activationCondition: 'gte', activated: false });
+    expect(parse('activeOrders', fixture('spec/http_post_orders'), 'spec')[0].orderId).toBe(4180284841);
+    expect(parse('cancelOrder', fixture('spec/http_post_order_cancel'), 'spec').status).toBe('CANCELED');
+  });
+  test('OCO list, create and cancel', () => {
+    const [oco] = parse('ocoList', fixture('spec/http_post_orders_oco'), 'spec');
+    expect(oco.stopLoss).toMatchObject({ orderId: 45, type: 'margin stop limit', activationCondition: 'gte' });
+    expect(parse('collateralOco', fixture('spec/http_post_order_collateral_oco'), 'spec').stopLoss.orderId).toBe(117703764514);
+    expect(parse('cancelOco', fixture('spec/http_post_order_oco_cancel'), 'spec').takeProfit.status).toBe('CANCELED');
+  });
+});
+
+describe('a client in one dialect never understands the other dialect\'s order answers', () => {
+  const pairs: readonly [EndpointId, string][] = [
+    ['stopLimit', 'http_post_order_stop_limit'], ['activeOrders', 'http_post_orders'], ['cancelOrder', 'http_post_order_cancel'],
+    ['collateralOco', 'http_post_order_collateral_oco'], ['cancelOco', 'http_post_order_oco_cancel'],
+  ];
+  test.each(pairs)('%s', (endpoint, name) => {
+    expect(refused(endpoint, fixture(`spec/${name}`), 'venue')).toBe(true);
+    expect(refused(endpoint, fixture(`venue/${name}`), 'spec')).toBe(true);
+  });
+  test('OCO list', () => {
+    expect(refused('ocoList', fixture('spec/http_post_orders_oco'), 'venue')).toBe(true);
+    expect(refused('ocoList', fixture('venue/http_post_oco_orders'), 'spec')).toBe(true);
   });
 });

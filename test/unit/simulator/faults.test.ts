@@ -26,13 +26,13 @@ test('faults are off by default, seeded when on, and queued faults come first', 
 
 test('nonce guard: strict order without window; +-5 s and no reuse with window', () => {
   const guard = new NonceGuard();
-  expect(guard.accept('k', 5, false, 1_000_000)).toBe(true);
-  expect(guard.accept('k', 5, false, 1_000_000)).toBe(false);
-  expect(guard.accept('k2', 1, false, 1_000_000)).toBe(true); // per key
+  expect(guard.accept('k', 5, false, 1_000_000)).toBe('ok');
+  expect(guard.accept('k', 5, false, 1_000_000)).toBe('reused');
+  expect(guard.accept('k2', 1, false, 1_000_000)).toBe('ok'); // per key
   const now = 1_700_000_000_000;
-  expect(guard.accept('w', now - 4999, true, now)).toBe(true);
-  expect(guard.accept('w', now - 4999, true, now)).toBe(false);
-  expect(guard.accept('w', now - 6000, true, now)).toBe(false);
-  expect(guard.accept('w', now + 5001, true, now)).toBe(false);
-  expect(guard.accept('w', now - 10, true, now)).toBe(true); // out of order is fine in window mode
+  expect(guard.accept('w', now - 4999, true, now)).toBe('ok');
+  expect(guard.accept('w', now - 4999, true, now)).toBe('reused');
+  expect(guard.accept('w', now - 6000, true, now)).toBe('outside_window');
+  expect(guard.accept('w', now + 5001, true, now)).toBe('outside_window');
+  expect(guard.accept('w', now - 10, true, now)).toBe('ok'); // out of order is fine in window mode
 });
