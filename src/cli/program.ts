@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { packageVersion } from './package-version';
 
 type Register = (program: Command) => void;
 
@@ -19,6 +20,7 @@ const COMMANDS: readonly { readonly names: readonly string[]; readonly load: () 
   { names: ['strategies'], load: () => (require('./strategies-command') as typeof import('./strategies-command')).registerStrategiesCommand },
   { names: ['orders'], load: () => (require('./orders-command') as typeof import('./orders-command')).registerOrdersCommand },
   { names: ['pause', 'resume', 'reduce-only'], load: () => (require('./trading-state-command') as typeof import('./trading-state-command')).registerTradingStateCommands },
+  { names: ['status'], load: () => (require('./status-command') as typeof import('./status-command')).registerStatusCommand },
   { names: ['sim-exchange'], load: () => (require('./sim-exchange-command') as typeof import('./sim-exchange-command')).registerSimExchangeCommand },
 ];
 
@@ -26,6 +28,7 @@ const COMMANDS: readonly { readonly names: readonly string[]; readonly load: () 
 export function buildProgram(argv?: readonly string[]): Command {
   const program = new Command('tradebot')
     .description('Automated trading bot daemon with a simulated exchange')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError();
   const named = argv?.[2];
   const only = COMMANDS.find((c) => named !== undefined && c.names.includes(named));

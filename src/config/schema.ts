@@ -118,8 +118,10 @@ export const configSchema = z.strictObject({
   reconcile: z
     .strictObject({
       intervalSeconds: positiveInt.default(30),
-      /** What to do with open orders at the exchange that the journal does not know. */
+      /** What to do with open orders at the exchange that the journal does not know (and this deployment did not place). */
       unknownOrderPolicy: z.enum(['ignore', 'adopt', 'cancel']).default('ignore'),
+      /** Orders whose client ids this deployment minted but the journal lost (Redis came back empty): adopt them again. */
+      ownOrderPolicy: z.enum(['adopt', 'ignore']).default('adopt'),
     })
     .prefault({}),
   polling: z
@@ -133,13 +135,14 @@ export const configSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       port: z.number().int().min(0).max(65_535).default(9464),
-      host: z.string().default('0.0.0.0'),
+      host: z.string().default('127.0.0.1'),
     })
     .prefault({}),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-      pretty: z.boolean().default(false),
+      /** Coloured text for people, JSON for machines: `auto` = pretty when stdout is a terminal. */
+      pretty: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     })
     .prefault({}),
   shutdown: z.strictObject({ graceMs: positiveInt.max(120_000).default(10_000) }).prefault({}),

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,16 +11,23 @@ import { buildEquityCurve } from '../../../src/backtest/report/equity-curve';
 import { loadRealRun } from '../../fixtures/backtest/real-run';
 import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtest';
 import { Decimal } from '../../../src/domain/decimal';
+import { CHROMIUM as CHROMIUM_TOOL, requireTool } from '../../helpers/system-tools';
 import { smallCandles, smallFills, smallStartBalances } from '../../fixtures/backtest/small-run';
 
 /*
  * Renders real reports, writes them to a temp dir and opens them in headless Chromium: no console
  * or page errors, no request other than the file itself, both charts drawn, one marker per fill.
- * Chromium missing is a FAILURE (CI installs it) unless TRADEBOT_SKIP_BROWSER_TESTS=1.
+ * Chromium missing is a FAILURE with one line saying what to install (the test run installs the
+ * Debian package itself when it is root), unless TRADEBOT_SKIP_BROWSER_TESTS=1.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const skip = process.env['TRADEBOT_SKIP_BROWSER_TESTS'] === '1';
 const SCREENSHOT_DIR = process.env['TRADEBOT_REPORT_SCREENSHOT_DIR'] ?? tmpdir();
+
+/** playwright wants a path, not a command name. */
+function resolveBinary(command: string): string {
+  if (command.includes('/')) return command;
+  return spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).stdout.trim() || command;
+}
 
 (skip ? describe.skip : describe)('backtest HTML report in headless Chromium', () => {
   jest.setTimeout(20_000);
@@ -29,11 +36,8 @@ const SCREENSHOT_DIR = process.env['TRADEBOT_REPORT_SCREENSHOT_DIR'] ?? tmpdir()
   let result: BacktestResult;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install it (apt-get install -y chromium) or set TRADEBOT_SKIP_BROWSER_TESTS=1`);
-    }
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: resolveBinary(requireTool(CHROMIUM_TOOL)),
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
