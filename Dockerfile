@@ -5,7 +5,12 @@
 #     -v "$PWD/config/live.yaml:/app/config/live.yaml:ro" tradebot
 # --stop-timeout: Docker's default (10 s) equals the daemon's shutdown delay; give it more.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 26, the Active LTS line (LTS since 2026-10-28; Node 20 is end of life since 2026-04-30),
+# pinned to one release so a rebuild gets the same runtime. Debian 13 (trixie) is the default base of
+# the Node 26 images. Pin the digest as well where you build (it is not reachable from here):
+#   docker buildx imagetools inspect node:26.10.0-trixie-slim   -> ARG NODE_IMAGE=node:26.10.0-trixie-slim@sha256:...
+# The daemon runs on Node >= 20.19 (package.json engines); 26.10.0 is what the image is tested with.
+ARG NODE_IMAGE=node:26.10.0-trixie-slim
 
 # ---- build: compile TypeScript to dist/ ------------------------------------------------------
 FROM ${NODE_IMAGE} AS build

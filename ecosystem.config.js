@@ -46,7 +46,7 @@ module.exports = {
       min_uptime: '30s',
       max_restarts: 10,
       // Exit 78 (EX_CONFIG) means the config is invalid: restarting cannot help.
-      stop_exit_codes: [0, 78],
+      stop_exit_codes: [78],
       max_memory_restart: '512M',
 
       // Logs: pino writes JSON lines to stdout; pm2 stores them under ~/.pm2/logs/tradebot-*.log

@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { ENDPOINTS } from '../src/exchange/http/endpoints';
 import { LIMIT_IDS } from '../src/limiter/limits';
 import { EXCHANGE_OUTCOMES } from '../src/metrics/definitions';
-import { createMetrics, recordCandleClose, recordKillSwitchRefresh, setTradingState, type Metrics } from '../src/metrics/registry';
+import { createMetrics, initStrategySeries, recordCandleClose, recordKillSwitchRefresh, setTradingState, type Metrics } from '../src/metrics/registry';
 import type { BenchRow } from './bench-types';
 
 const MARKETS = 100;
@@ -14,8 +14,8 @@ function populate(metrics: Metrics): number {
   const now = Date.now() / 1000;
   const markets = Array.from({ length: MARKETS }, (_, i) => `C${i}_USDT`);
   for (const endpoint of Object.keys(ENDPOINTS)) {
-    for (const outcome of EXCHANGE_OUTCOMES) metrics.exchangeRequests.inc({ endpoint, outcome }, 3);
-    for (let i = 0; i < 20; i++) metrics.exchangeRequestDuration.observe({ endpoint }, 0.01 * (i + 1));
+    for (const outcome of EXCHANGE_OUTCOMES) metrics.exchangeRequests.inc({ api_endpoint: endpoint, outcome }, 3);
+    for (let i = 0; i < 20; i++) metrics.exchangeRequestDuration.observe({ api_endpoint: endpoint }, 0.01 * (i + 1));
   }
   for (const limit of LIMIT_IDS) {
     metrics.limiterWait.observe({ limit }, 0.002);
@@ -30,8 +30,9 @@ function populate(metrics: Metrics): number {
     metrics.strategyOverruns.inc({ strategy });
     metrics.strategyDuration.observe({ strategy }, 0.004);
     for (const market of markets) {
+      initStrategySeries(metrics, strategy, [market]);
       metrics.openOrders.set({ strategy, market }, 2);
-      metrics.leaseOwned.set({ strategy, market }, 1);
+      metrics.leaseOwned.set({ account: 'bench0account', strategy, market }, 1);
     }
   }
   for (const market of markets) {
@@ -40,9 +41,10 @@ function populate(metrics: Metrics): number {
     metrics.balance.set({ currency: market.split('_')[0] ?? market, kind: 'available' }, 1.5);
     metrics.balance.set({ currency: market.split('_')[0] ?? market, kind: 'freeze' }, 0.5);
   }
-  for (const job of ['candles', 'balances', 'orders', 'kill_switch', 'reconcile', 'time']) {
-    metrics.pollLastSuccess.set({ job }, now);
-    metrics.pollFailures.inc({ job });
+  for (const task of ['balances', 'kill-switch', 'reconcile', 'leases', 'trading-state', ...markets.map((m) => `klines:${m}:1m`)]) {
+    metrics.pollLastSuccess.set({ task }, now);
+    metrics.pollInterval.set({ task }, 60);
+    metrics.pollFailures.inc({ task });
   }
   metrics.redisUp.set(1);
   setTradingState(metrics, 'active');

@@ -8,8 +8,8 @@ import { ConfigError, NotReadyError } from '../domain/errors';
 import { syncClockOffset } from '../exchange/clock-offset';
 import { componentLogger, type Logger } from '../log/logger';
 import { ScaledMarketClock, WallMarketClock, type MarketClock } from '../market-data/market-clock';
-import { createMetrics, type Metrics } from '../metrics/registry';
-import { startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
+import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
+import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
 import { StoreKeys } from '../store/keys';
 import { checkRedisHealth } from '../store/redis';
 import type { CandleFlow } from './candle-flow';
@@ -17,7 +17,7 @@ import { createExchangeClient } from './exchange-wiring';
 import { ExchangeProbe } from './exchange-probe';
 import type { Execution } from './execution-wiring';
 import { executorSink } from './intent-sink';
-import { startJobs } from './jobs-wiring';
+import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import type { JobScheduler } from './scheduler';
 import { openState } from './state-wiring';
@@ -68,7 +68,7 @@ export class TradebotApp {
     this.log = input.logger;
     const c = input.config;
     this.metrics = createMetrics(input.registry, {
-      clock: { nowMs: () => this.marketClock.nowMs() }, redis: c.redis.url !== undefined,
+      clock: { nowMs: () => this.marketClock.nowMs() }, wallClock: this.wallClock, redis: c.redis.url !== undefined,
       ...(input.version === undefined ? {} : { version: input.version }),
     });
   }
@@ -86,7 +86,16 @@ export class TradebotApp {
       { name: 'exchange', check: () => this.exchangeProbe.check() },
     ];
     let redis: Redis | undefined;
-    if (c.redis.url !== undefined) readiness.push({ name: 'redis', check: async () => (redis === undefined ? false : (await checkRedisHealth(redis)).ok) });
+    if (c.redis.url !== undefined) {
+      readiness.push({
+        name: 'redis',
+        check: async () => (redis !== undefined && (await checkRedisHealth(redis)).ok ? { ok: true } : { ok: false, reason: 'TB_ERR_STORE_UNAVAILABLE' }),
+      });
+    }
+    setReadinessSource(m, async () => {
+      const report = await evaluateReadiness(readiness, 2000);
+      return Object.fromEntries(Object.entries(report.checks).map(([name, r]) => [name, r.ok]));
+    });
     await this.startMetricsServer(readiness);
 
     // 2. credentials and state: Redis when configured (required live), else the in-process store
@@ -99,6 +108,7 @@ export class TradebotApp {
     const opened = await openState(c, keys, this.wallClock, log, onRedisUp);
     const state = opened.adapters;
     redis = opened.redis;
+    recordStore(m, redis === undefined ? 'memory' : 'redis', keys.account);
     if (redis !== undefined) {
       const connection = redis;
       this.closers.push({ name: 'redis', close: () => connection.quit().catch(() => connection.disconnect()) });
@@ -141,6 +151,7 @@ export class TradebotApp {
     let flow: CandleFlow | undefined;
     const trading = await wireTrading({
       config: c, exchange, state, markets, marketClock: this.marketClock, wallClock: this.wallClock, metrics: m, log,
+      strategies: loaded.strategies.map((s) => ({ name: s.name, markets: s.markets })),
       lastPrice: (mk) => flow?.lastPrice(mk), onRedisUp,
     });
     const { exec, book, balances, execLog } = trading;
@@ -157,6 +168,12 @@ export class TradebotApp {
     for (const s of loaded.strategies) for (const mk of s.markets) exec.leases.want(s.name, mk);
     await exec.leases.tick();
     await this.firstReconciliation(exec, signal);
+    // The kill-switch is re-armed from here on (a restart within the timeout keeps the orders).
+    const killSwitch = startKillSwitch({
+      config: c, exchange, markets, marketClock: this.marketClock, wallClock: this.wallClock, metrics: m, log,
+      health: () => this.killSwitchHealth(exec),
+    });
+    if (killSwitch !== undefined) this.schedulers.push(killSwitch);
     await book.refresh();
     await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
 
@@ -175,12 +192,12 @@ export class TradebotApp {
 
     // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control)
     this.paper?.run();
-    this.schedulers = startJobs({
+    this.schedulers.push(...startJobs({
       config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
-      metrics: m, log, killSwitchHealth: () => this.killSwitchHealth(exec), onRedisUp,
-    });
+      metrics: m, log, onRedisUp,
+    }));
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
-    log.info({ mode: c.mode, durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started');
+    log.info({ durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started'); // `mode` is on every line
   }
 
   private async startMetricsServer(readiness: readonly ReadinessCheck[]): Promise<void> {
@@ -208,9 +225,13 @@ export class TradebotApp {
     throw new NotReadyError('shutdown requested before the first reconciliation succeeded', {});
   }
 
+  /**
+   * The kill-switch is a dead man's switch for a dead or unhealthy daemon. "halted" is an operator's
+   * decision to send no NEW orders: a healthy halted daemon keeps re-arming, so the exchange does not
+   * cancel the protective stops it still has resting.
+   */
   private killSwitchHealth(exec: Execution): string | undefined {
     if (this.stopping) return 'stopping';
-    if (this.tradingControl?.state === 'halted') return 'trading halted';
     if (!this.redisUp) return 'Redis unavailable';
     if (!exec.readiness.isReady()) return exec.readiness.reason() ?? 'not ready';
     return undefined;
@@ -252,7 +273,7 @@ export class TradebotApp {
       try {
         await Promise.race([closer.close(), sleep(left())]);
       } catch (err) {
-        this.log.warn({ err, component: closer.name }, 'close failed');
+        this.log.warn({ err, closing: closer.name }, 'close failed');
       }
     }
     return clean && Date.now() <= deadline;

@@ -17,7 +17,7 @@ export interface IntentSink {
 
 export interface CandleFlowHooks {
   /** A closed candle arrived (metrics: last close, lag). */
-  onCandle?(market: MarketName, interval: Interval, closeTimeSec: number): void;
+  onCandle?(market: MarketName, interval: Interval, closeTimeSec: number, close: Decimal): void;
   /** Intents computed on a stale (live or back-filled) candle were dropped: no trading on old data. */
   onStaleIntents?(intents: readonly StampedIntent[]): void;
 }
@@ -103,7 +103,7 @@ export class CandleFlow {
         this.log.warn({ market: e.market, interval: e.interval, from: e.from, to: e.to, missing: e.missing }, 'candle gap at the exchange (outage); moving on');
         return;
       case 'revision':
-        this.log.info({ market: e.market, interval: e.interval, time: e.time }, 'delivered candle revised by the exchange (not re-delivered)');
+        this.log.info({ market: e.market, interval: e.interval, candleTime: e.time }, 'delivered candle revised by the exchange (not re-delivered)');
         return;
     }
   }
@@ -111,7 +111,7 @@ export class CandleFlow {
   private async onClosedCandle(e: ClosedCandle): Promise<void> {
     const candle: Candle = e.candle;
     this.lastClose.set(e.market, candle.close);
-    this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time));
+    this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time), candle.close);
     const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
     if (intents.length === 0) return;
     if (e.source === 'warm-up') return;

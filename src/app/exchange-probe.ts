@@ -24,7 +24,7 @@ export class ExchangeProbe {
     if (this.last !== undefined && now - this.last.atMs < this.ttlMs) return this.last.result;
     let result: CheckResult;
     try {
-      result = (await exchange.ping()) ? { ok: true } : { ok: false, reason: 'ping answered without pong' };
+      result = (await exchange.ping()) ? { ok: true } : { ok: false, reason: 'no_pong' };
     } catch (err) {
       result = { ok: false, reason: err instanceof TradebotError ? err.code : 'unreachable' };
     }

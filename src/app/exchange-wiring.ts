@@ -74,9 +74,9 @@ export function requestObserver(metrics: Metrics, log: Pick<Logger, 'debug'>): (
       outcome = recordExchangeRequest(metrics, endpoint, seconds, e.outcome === 'ok' ? undefined : e.error);
     } else {
       outcome = outcomeOfCode(e.outcome);
-      metrics.exchangeRequests.inc({ endpoint, outcome });
-      metrics.exchangeRequestDuration.observe({ endpoint }, seconds);
-      if (outcome === 'rate_limited') metrics.rateLimited.inc({ endpoint });
+      metrics.exchangeRequests.inc({ api_endpoint: endpoint, outcome });
+      metrics.exchangeRequestDuration.observe({ api_endpoint: endpoint }, seconds);
+      if (outcome === 'rate_limited') metrics.rateLimited.inc({ api_endpoint: endpoint });
     }
     if (outcome !== 'ok') log.debug({ endpoint, outcome, code: e.outcome, attempt: e.attempt, region: e.region, durationMs: e.durationMs }, 'exchange request failed');
   };

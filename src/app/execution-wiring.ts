@@ -8,10 +8,11 @@ import type { ExchangeClient } from '../exchange/exchange-client';
 import { buildExecution as buildExecutionCore, type Execution as BuiltExecution } from '../execution/build-execution';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
 import { LeaseKeeper } from '../execution/lease-keeper';
+import type { OwnStrategy } from '../execution/own-orders';
 import type { BalanceView } from '../execution/prepare-order';
 import type { PreTradeRisk } from '../execution/risk-port';
 import type { Logger } from '../log/logger';
-import type { DiscrepancyKind } from '../metrics/definitions';
+import type { DiscrepancyKind, ReconcileUpdateKind } from '../metrics/definitions';
 import type { Metrics } from '../metrics/registry';
 import type { LeaseStore } from '../store/lease-store-port';
 import type { OrderStore } from '../store/order-store-port';
@@ -33,6 +34,10 @@ export interface ExecutionInput {
   readonly clock: Clock;
   readonly markets: readonly MarketName[];
   readonly metrics: Metrics;
+  /** The store account (label of tradebot_lease_owned). */
+  readonly account: string;
+  /** The enabled strategies and their markets: orders they minted are adopted back if the journal lost them. */
+  readonly strategies: readonly OwnStrategy[];
 }
 
 /** The execution package's own wiring (build-execution.ts) plus this replica's leases, observed by metrics. */
@@ -40,19 +45,25 @@ export function buildExecution(i: ExecutionInput): Execution {
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leases = new LeaseKeeper({
     store: i.leaseStore, owner,
-    onChange: (scope, held) => i.metrics.leaseOwned.set({ strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
+    onChange: (scope, held) => i.metrics.leaseOwned.set({ account: i.account, strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
   });
   const built = buildExecutionCore({
     exchange: i.exchange, store: i.store, leases, leaseStore: i.leaseStore, owner, risk: i.risk, clock: i.clock,
     events: i.events, balances: i.balances, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,
     unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, reconcileIntervalMs: i.config.reconcile.intervalSeconds * 1000,
+    ownStrategies: i.strategies, ownOrderPolicy: i.config.reconcile.ownOrderPolicy,
   });
   return { ...built, leases, owner };
 }
 
-const DISCREPANCY_LABEL: Readonly<Record<string, DiscrepancyKind>> = {
-  status: 'status_mismatch', settled: 'status_mismatch', not_found: 'missing_at_exchange',
-  missing_at_exchange: 'missing_at_exchange', unknown_at_exchange: 'unknown_at_exchange',
+/**
+ * The reconciler's counts as metrics: a fill, trigger or cancel found at the exchange, a lost answer
+ * settled, a request that never arrived, an own order adopted back are the journal catching up
+ * (updates); only an order one side has and the other does not is a discrepancy (alerted).
+ */
+const RECONCILE_LABEL: Readonly<Record<string, { readonly discrepancy: DiscrepancyKind } | { readonly update: ReconcileUpdateKind }>> = {
+  status: { update: 'status' }, settled: { update: 'settled' }, not_found: { update: 'not_found' }, adopted: { update: 'adopted' },
+  missing_at_exchange: { discrepancy: 'missing_at_exchange' }, unknown_at_exchange: { discrepancy: 'unknown_at_exchange' },
 };
 
 /**
@@ -91,6 +102,9 @@ export function executionEventSink(metrics: Metrics, log: Logger, hooks: { onFil
         case 'JournalWriteFailed':
           log.error({ clientOrderId: e.clientOrderId, error: e.error }, 'journal write failed after the exchange answered; reconciliation will catch up');
           return;
+        case 'OrderAdopted':
+          log.warn({ clientOrderId: e.clientOrderId, orderId: e.orderId, market: e.market, strategy: e.strategy }, 'order adopted from the exchange into the journal');
+          return;
         case 'UnknownOrderFound':
           log.warn({ market: e.market, orderId: e.orderId, clientOrderId: e.clientOrderId, action: e.action }, 'exchange order unknown to the journal');
           return;
@@ -98,10 +112,13 @@ export function executionEventSink(metrics: Metrics, log: Logger, hooks: { onFil
           metrics.reconciliationLastRun.set(hooks.wallClock.nowMs() / 1000);
           let total = 0;
           for (const [kind, n] of Object.entries(e.discrepancies)) {
-            if (n > 0) metrics.reconciliationDiscrepancies.inc({ kind: DISCREPANCY_LABEL[kind] ?? 'status_mismatch' }, n);
+            const label = RECONCILE_LABEL[kind];
+            if (n <= 0 || label === undefined) continue;
+            if ('discrepancy' in label) metrics.reconciliationDiscrepancies.inc({ kind: label.discrepancy }, n);
+            else metrics.reconciliationUpdates.inc({ kind: label.update }, n);
             total += n;
           }
-          (total > 0 ? log.info.bind(log) : log.debug.bind(log))({ checked: e.checked, discrepancies: e.discrepancies, durationMs: e.durationMs }, 'reconciliation completed');
+          (total > 0 ? log.info.bind(log) : log.debug.bind(log))({ checked: e.checked, counts: e.discrepancies, durationMs: e.durationMs }, 'reconciliation completed');
           return;
         }
         case 'ReconciliationFailed':

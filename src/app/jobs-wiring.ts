@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
+import { intervalSeconds } from '../domain/candle';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { KillSwitchRefresher, type KillSwitchHealth } from '../execution/kill-switch-refresher';
 import { LIMIT_IDS } from '../limiter/limits';
@@ -24,14 +25,12 @@ export interface JobsInput {
   readonly wallClock: Clock;
   readonly metrics: Metrics;
   readonly log: Logger;
-  /** Why the kill-switch must not be refreshed now (undefined: healthy). */
-  readonly killSwitchHealth: KillSwitchHealth;
   readonly onRedisUp: (up: boolean) => void;
 }
 
 /**
  * The daemon's timers, started here and returned for shutdown:
- * - market time: candle polls (aligned to closes), balances, the kill-switch refresh;
+ * - market time: candle polls (aligned to closes), balances;
  * - wall time: reconciliation, leases, the operator's trading state, Redis health, limiter tokens.
  */
 export function startJobs(i: JobsInput): JobScheduler[] {
@@ -39,26 +38,12 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   const m = i.metrics;
   const { exec, balances, collateral, book, tradingControl } = i.trading;
   const schedLog = componentLogger(i.log, 'scheduler');
-  const events: JobEvents = {
-    onSuccess: (e) => m.pollLastSuccess.set({ job: e.job }, i.wallClock.nowMs() / 1000),
-    onError: (e) => m.pollFailures.inc({ job: e.job }),
-  };
-  const market = createJobScheduler({ clock: i.marketClock, log: schedLog, events });
-  const wall = new CronJobScheduler({ log: schedLog, events });
+  const events = jobEvents(m, i.wallClock);
+  const market = observed(createJobScheduler({ clock: i.marketClock, log: schedLog, events }), m, i.marketClock.speed, i.wallClock);
+  const wall = observed(new CronJobScheduler({ log: schedLog, events }), m, 1, i.wallClock);
   for (const job of i.flow.jobs()) market.add(job);
   market.add({ name: 'balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await balances.poll(); } });
   market.add({ name: 'collateral-balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await collateral.poll(); } });
-  const ks = c.killSwitch;
-  if (ks.enabled) {
-    const killSwitch = new KillSwitchRefresher({
-      exchange: i.exchange, markets: ks.markets.length > 0 ? ks.markets : [...new Set(i.flow.subscriptions().map((s) => s.market))],
-      timeoutSeconds: ks.timeoutSeconds, clock: i.marketClock, log: componentLogger(i.log, 'kill-switch'),
-      health: i.killSwitchHealth,
-      onRefresh: (mk, nowMs, timeout) => recordKillSwitchRefresh(m, mk, nowMs, timeout),
-    });
-    market.add({ name: 'kill-switch', schedule: { kind: 'every', everyMs: ks.refreshSeconds * 1000 }, run: async () => { await killSwitch.refresh(); } });
-    void killSwitch.refresh();
-  }
   wall.add({ name: 'reconcile', schedule: { kind: 'every', everyMs: c.reconcile.intervalSeconds * 1000 }, run: async () => { await exec.reconciler.runOnce(); await book.refresh(); } });
   wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: 3000 }, run: () => exec.leases.tick() });
   wall.add({ name: 'trading-state', schedule: { kind: 'every', everyMs: 1000 }, run: () => tradingControl.sync() });
@@ -74,4 +59,72 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   market.start();
   wall.start();
   return [market, wall];
+}
+
+export interface KillSwitchInput {
+  readonly config: FrozenConfig;
+  readonly exchange: ExchangeClient;
+  /** Markets to arm when killSwitch.markets is empty: every market an enabled strategy trades. */
+  readonly markets: readonly string[];
+  readonly marketClock: MarketClock;
+  readonly wallClock: Clock;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  /** Why the kill-switch must not be refreshed now (undefined: healthy). */
+  readonly health: KillSwitchHealth;
+}
+
+/**
+ * The kill-switch refresh on its own scheduler (market time), started right after the first
+ * reconciliation rather than after the warm-up: a restarted daemon re-arms the exchange's timers
+ * within seconds, long before they run out. Undefined when the kill-switch is not enabled.
+ */
+export function startKillSwitch(i: KillSwitchInput): JobScheduler | undefined {
+  const ks = i.config.killSwitch;
+  if (!ks.enabled) return undefined;
+  const m = i.metrics;
+  const log = componentLogger(i.log, 'kill-switch');
+  const killSwitch = new KillSwitchRefresher({
+    exchange: i.exchange, markets: ks.markets.length > 0 ? ks.markets : [...new Set(i.markets)],
+    timeoutSeconds: ks.timeoutSeconds, clock: i.marketClock, log, health: i.health,
+    // Wall-clock stamps and a timeout in wall seconds: Prometheus compares them with time(), and a
+    // paper run's market clock is years in the past.
+    onRefresh: (mk, _marketNowMs, timeout) => recordKillSwitchRefresh(m, mk, i.wallClock.nowMs(), timeout / i.marketClock.speed),
+    onSkip: (mk) => m.killSwitchArmed.set({ market: mk }, 0),
+  });
+  for (const mk of killSwitch.markets) {
+    m.killSwitchTimeout.set({ market: mk }, ks.timeoutSeconds / i.marketClock.speed);
+    m.killSwitchArmed.set({ market: mk }, 0);
+  }
+  const scheduler = observed(createJobScheduler({ clock: i.marketClock, log: componentLogger(i.log, 'scheduler'), events: jobEvents(m, i.wallClock) }), m, i.marketClock.speed, i.wallClock);
+  scheduler.add({ name: 'kill-switch', schedule: { kind: 'every', everyMs: ks.refreshSeconds * 1000 }, run: async () => { await killSwitch.refresh(); } });
+  scheduler.start();
+  void killSwitch.refresh();
+  return scheduler;
+}
+
+/** Each task's last success (wall clock) and failures. */
+function jobEvents(m: Metrics, wallClock: Clock): JobEvents {
+  return {
+    onSuccess: (e) => m.pollLastSuccess.set({ task: e.job }, wallClock.nowMs() / 1000),
+    onError: (e) => m.pollFailures.inc({ task: e.job }),
+  };
+}
+
+/**
+ * A scheduler whose jobs are observed from the moment they are added: their period in wall seconds
+ * (tradebot_poll_interval_seconds, for TradebotPollStale), a zero failure count, and "last success"
+ * starting at the time it was added, so a task that never succeeds turns stale too.
+ */
+function observed(scheduler: JobScheduler, m: Metrics, speed: number, wallClock: Clock): JobScheduler {
+  const add = scheduler.add.bind(scheduler);
+  scheduler.add = (job) => {
+    add(job);
+    const s = job.schedule;
+    const periodMs = s.kind === 'every' ? s.everyMs : intervalSeconds(s.interval) * 1000;
+    m.pollInterval.set({ task: job.name }, periodMs / 1000 / speed);
+    m.pollFailures.inc({ task: job.name }, 0);
+    m.pollLastSuccess.set({ task: job.name }, wallClock.nowMs() / 1000);
+  };
+  return scheduler;
 }

@@ -41,7 +41,8 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
     stderr(`${describe(error)}\n`);
     return error instanceof ConfigError ? EXIT_CONFIG : EXIT_FAILURE;
   }
-  const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, base: { mode: config.mode } });
+  const pretty = config.log.pretty === 'auto' ? process.stdout.isTTY === true : config.log.pretty;
+  const logger = createLogger({ level: config.log.level, pretty, base: { mode: config.mode } });
   const app = new TradebotApp({
     config, logger, env, registry: new Registry(), baseDir: options.baseDir ?? process.cwd(),
     ...(options.version === undefined ? {} : { version: options.version }),

@@ -1,5 +1,4 @@
 import { Decimal } from '../domain/decimal';
-import type { MarketName } from '../domain/market';
 import type { OrderRecord } from '../store/order-store-port';
 
 interface Position {
@@ -15,11 +14,30 @@ interface Position {
  * limit): the loss limit trips early rather than late. Fills are fed as the cumulative filled amount
  * of an order; only the increase since the last report counts.
  */
-export class PnlTracker {
-  private readonly positions = new Map<MarketName, Position>();
-  private readonly seen = new Map<string, Decimal>();
+export interface PnlTrackerOptions {
+  /** Which position a fill belongs to; default its market (the account's position, for the loss limit). */
+  readonly keyOf?: (record: OrderRecord) => string;
+  /** Every fill increase, after the position was updated (metrics). */
+  readonly onFill?: (record: OrderRecord, delta: Decimal, positionQty: Decimal) => void;
+}
 
-  constructor(private readonly feeRate: Decimal, private readonly onRealized: (amount: Decimal, record: OrderRecord) => void) {}
+export class PnlTracker {
+  private readonly positions = new Map<string, Position>();
+  private readonly seen = new Map<string, Decimal>();
+  private readonly keyOf: (record: OrderRecord) => string;
+
+  constructor(
+    private readonly feeRate: Decimal,
+    private readonly onRealized: (amount: Decimal, record: OrderRecord) => void,
+    private readonly options: PnlTrackerOptions = {},
+  ) {
+    this.keyOf = options.keyOf ?? ((r) => r.market);
+  }
+
+  /** Quantity held in a position (base currency), zero when none. */
+  quantity(key: string): Decimal {
+    return this.positions.get(key)?.qty ?? new Decimal(0);
+  }
 
   onFill(record: OrderRecord): void {
     const total = new Decimal(record.filledAmount);
@@ -29,12 +47,14 @@ export class PnlTracker {
     this.seen.set(record.clientOrderId, total);
     // A fill of an OCO's take-profit leg executes at its limit price; a stop leg at its stop-limit price.
     const price = new Decimal(record.kind === 'oco_sl' ? record.stopLimitPrice ?? record.price : record.price);
-    const pos = this.positions.get(record.market) ?? { qty: new Decimal(0), cost: new Decimal(0) };
+    const key = this.keyOf(record);
+    const pos = this.positions.get(key) ?? { qty: new Decimal(0), cost: new Decimal(0) };
     const fee = delta.times(price).times(this.feeRate);
     if (record.side === 'buy') {
       pos.qty = pos.qty.plus(delta);
       pos.cost = pos.cost.plus(delta.times(price)).plus(fee);
-      this.positions.set(record.market, pos);
+      this.positions.set(key, pos);
+      this.options.onFill?.(record, delta, pos.qty);
       return;
     }
     const matched = Decimal.min(delta, pos.qty);
@@ -42,7 +62,8 @@ export class PnlTracker {
     const realized = price.minus(avg).times(matched).minus(fee);
     pos.cost = pos.cost.minus(avg.times(matched));
     pos.qty = pos.qty.minus(matched);
-    this.positions.set(record.market, pos);
+    this.positions.set(key, pos);
+    this.options.onFill?.(record, delta, pos.qty);
     this.onRealized(realized, record);
   }
 

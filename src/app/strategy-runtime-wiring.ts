@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { componentLogger, type Logger } from '../log/logger';
-import { recordCandleClose, type Metrics } from '../metrics/registry';
+import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
 import type { LoadedStrategy } from '../strategy/prepare-strategy';
 import { StrategyHost } from '../strategy/strategy-host';
 import { CandleFlow, type IntentSink } from './candle-flow';
@@ -27,7 +27,8 @@ export interface StrategyRuntimeInput {
 export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: StrategyHost; readonly flow: CandleFlow } {
   const c = i.config;
   const m = i.metrics;
-  const { balances, book, exec } = i.trading;
+  const { balances, book, exec, positions } = i.trading;
+  for (const s of i.strategies) initStrategySeries(m, s.name, s.markets);
   const host = new StrategyHost({
     strategies: i.strategies, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
     timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
@@ -40,7 +41,10 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: S
       onError: (e) => m.strategyErrors.inc({ strategy: e.strategy }),
       onOverrun: (e) => m.strategyOverruns.inc({ strategy: e.strategy }),
       onDuration: (e) => m.strategyDuration.observe({ strategy: e.strategy }, e.elapsedMs / 1000),
-      onPaused: (e) => i.log.error({ strategy: e.strategy, consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures'),
+      onPaused: (e) => {
+        m.strategyPaused.set({ strategy: e.strategy }, 1);
+        i.log.error({ strategy: e.strategy, consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures');
+      },
       onIntents: (e) => i.log.debug({ strategy: e.strategy, market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),
     },
   });
@@ -49,7 +53,10 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: S
     sink: i.sink,
     warmupFor: (market, interval) => Math.max(1, ...i.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
-      onCandle: (market, interval, close) => recordCandleClose(m, market, interval, close),
+      onCandle: (market, interval, closeTime, close) => {
+        recordCandleClose(m, market, interval, closeTime);
+        positions.price(market, close);
+      },
       onStaleIntents: (intents) => { for (const x of intents) m.intents.inc({ strategy: x.strategy, result: 'denied', rule: 'stale_candle' }); },
     },
   });

@@ -3,16 +3,16 @@ import type { RiskEngine } from '../risk/risk-engine';
 import type { TradingState } from '../risk/trading-state';
 import type { TradingStateStore } from '../risk/trading-state-store';
 
-const STRICTNESS: Readonly<Record<TradingState, number>> = { active: 0, reducing: 1, halted: 2 };
-
 /**
  * Keeps the RiskEngine's trading state in line with the operator's: `tradebot pause|resume|
  * reduce-only` writes the store (a Redis key), this class reads it every second (job
  * `trading-state`); SIGUSR1 / SIGUSR2 (halt / resume) go through `set()` for the in-process case.
  *
- * At start-up the STRICTER of the configured `risk.initialState` and the stored state wins: a paused
- * daemon comes back paused, and a config that says "start halted" is honoured even if an operator
- * resumed an earlier run. After that, only records written after the last one applied count.
+ * At start-up the STORED state wins: a restart (crash, deploy, pm2 reload) comes back in the state
+ * the operator (or a signal) last set, active, reduce-only or halted. `risk.initialState` applies
+ * only when nothing is stored: the first start of a deployment, or after Redis lost its data (then a
+ * live config's `halted` keeps it from trading until someone checked). After that, only records
+ * written after the last one applied count.
  */
 export class TradingStateControl {
   private appliedAtMs = 0;
@@ -25,10 +25,8 @@ export class TradingStateControl {
     let reason = 'config risk.initialState';
     if (stored !== undefined) {
       this.appliedAtMs = stored.atMs;
-      if (STRICTNESS[stored.state] > STRICTNESS[initial]) {
-        state = stored.state;
-        reason = `stored by operator: ${stored.reason || 'no reason given'}`;
-      }
+      state = stored.state;
+      reason = `restored: ${stored.reason || 'no reason given'}`;
     }
     this.engine.setTradingState(state, reason);
     this.log.info({ state, reason, stored: stored?.state }, 'trading state at start');

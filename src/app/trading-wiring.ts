@@ -3,6 +3,7 @@ import type { FrozenConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
 import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
+import type { OwnStrategy } from '../execution/own-orders';
 import { RiskGate } from '../execution/risk-gate';
 import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
@@ -12,7 +13,8 @@ import { buildExecution, executionEventSink, type Execution } from './execution-
 import { MeteredOrderStore } from './metered-order-store';
 import { OpenOrderBook } from './open-order-book';
 import { PnlTracker } from './pnl-tracker';
-import { riskLimitsFromConfig } from './risk-wiring';
+import { PositionMetrics } from './position-metrics';
+import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
 import { TradingStateControl } from './trading-state-control';
 
@@ -22,6 +24,8 @@ export interface TradingInput {
   readonly state: StateAdapters;
   /** Every market an enabled strategy trades. */
   readonly markets: readonly MarketName[];
+  /** The enabled strategies and their markets (whose orders this deployment minted). */
+  readonly strategies: readonly OwnStrategy[];
   /** The exchange's time (market clock in paper mode): risk's day boundary, balance polls. */
   readonly marketClock: Clock;
   /** Real time: in-flight windows, lease TTLs. */
@@ -42,6 +46,8 @@ export interface Trading {
   readonly book: OpenOrderBook;
   readonly exec: Execution;
   readonly tradingControl: TradingStateControl;
+  /** Fills, realised PnL, position and exposure per strategy and market (metrics). */
+  readonly positions: PositionMetrics;
   /** The executor's logger (intent sink, settlement). */
   readonly execLog: Logger;
 }
@@ -77,12 +83,20 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     riskEngine.recordRealizedPnl({ amount });
     execLog.info({ market: record.market, realized: amount.toString(), today: riskEngine.realizedPnlToday().toString() }, 'realised PnL');
   });
+  const positions = new PositionMetrics(m, new Decimal(c.risk.feeMargin));
   const events = executionEventSink(m, execLog, {
     wallClock: i.wallClock,
-    onFill: (id) => { void store.get(id).then((r) => { if (r) pnl.onFill(r); }).catch(() => undefined); },
+    onFill: (id) => {
+      void store.get(id).then((r) => {
+        if (r === undefined) return;
+        pnl.onFill(r);
+        positions.fill(r);
+      }).catch(() => undefined);
+    },
   });
   const exec = buildExecution({
     config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, markets: i.markets, metrics: m,
+    account: i.state.keys.account, strategies: i.strategies,
     risk: new RiskGate(riskEngine, {
       lastPrice: i.lastPrice, balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
     }),
@@ -90,7 +104,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   });
   const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, execLog };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog };
 }
 
 const NOTHING = new Decimal(0);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/lifecycle';
+import { packageVersion } from './package-version';
 
 /** The config file of commands that take `--config`: the flag, else TRADEBOT_CONFIG, else config/paper.yaml. */
 export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -16,7 +17,7 @@ export function registerRunCommand(program: Command): void {
     .description('run the trading daemon (paper or live, as the config says)')
     .option('-c, --config <file>', 'config file (YAML); default $TRADEBOT_CONFIG or config/paper.yaml')
     .action(async (opts: { config?: string }) => {
-      const code = await runDaemon({ configFile: opts.config ?? defaultConfigFile(), version: process.env['npm_package_version'] ?? '0.1.0' });
+      const code = await runDaemon({ configFile: opts.config ?? defaultConfigFile(), version: packageVersion() });
       process.exit(code);
     });
 }

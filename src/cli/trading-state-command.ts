@@ -8,7 +8,7 @@ import { formatError } from './api-command';
 import { defaultConfigFile } from './run-command';
 
 const COMMANDS: readonly { name: string; state: TradingState; signal?: NodeJS.Signals; help: string }[] = [
-  { name: 'pause', state: 'halted', signal: 'SIGUSR1', help: 'halt trading: no new orders (cancels still pass); the kill-switch stops being refreshed' },
+  { name: 'pause', state: 'halted', signal: 'SIGUSR1', help: 'halt trading: no new orders (cancels still pass); resting orders and the kill-switch refresh stay' },
   { name: 'resume', state: 'active', signal: 'SIGUSR2', help: 'resume normal trading' },
   { name: 'reduce-only', state: 'reducing', help: 'only exits and cancels pass (wind positions down)' },
 ];

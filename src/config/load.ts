@@ -54,8 +54,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
 /** Validates an already-parsed config object (the same rules as loadConfig). */
 export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env, file = '<inline>'): FrozenConfig {
   rejectSecrets(raw, [], file);
+  rejectRedisPassword(raw, file);
   const merged = structuredClone(raw);
   applyEnvOverrides(merged, env, file);
+  applyRedisUrlFile(merged, env, file);
   const result = configSchema.safeParse(merged);
   if (!result.success) throw configErrorFromZod(result.error, file);
   const config = result.data;
@@ -87,6 +89,48 @@ function rejectSecrets(node: unknown, path: string[], file: string): void {
     }
     rejectSecrets(value, here, file);
   }
+}
+
+/**
+ * A Redis URL with a password (`redis://:pw@host` or `redis://user:pw@host`) does not belong in a
+ * config file, which is copied, committed and mounted into ConfigMaps.
+ */
+function rejectRedisPassword(raw: Record<string, unknown>, file: string): void {
+  const redis = raw['redis'];
+  const url = redis !== null && typeof redis === 'object' ? (redis as Record<string, unknown>)['url'] : undefined;
+  if (typeof url !== 'string') return;
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    return; // the schema reports the malformed URL
+  }
+  if (password !== '') {
+    throw new ConfigError(
+      `${file}: redis.url: a Redis password in the config file is refused; remove redis.url from the file and set ` +
+        'TRADEBOT_REDIS_URL_FILE (a file holding the URL, readable by the daemon only) or TRADEBOT_REDIS_URL',
+      { file, path: 'redis.url' },
+    );
+  }
+}
+
+/** TRADEBOT_REDIS_URL_FILE: the Redis URL (which may hold a password) read from a file, like the API secret. */
+function applyRedisUrlFile(target: Record<string, unknown>, env: NodeJS.ProcessEnv, file: string): void {
+  const urlFile = env['TRADEBOT_REDIS_URL_FILE'];
+  if (urlFile === undefined) return;
+  if (env['TRADEBOT_REDIS_URL'] !== undefined) {
+    throw new ConfigError('TRADEBOT_REDIS_URL_FILE: set either TRADEBOT_REDIS_URL or TRADEBOT_REDIS_URL_FILE, not both', { file, path: 'TRADEBOT_REDIS_URL_FILE' });
+  }
+  let text: string;
+  try {
+    text = readFileSync(urlFile, 'utf8');
+  } catch (error) {
+    // The path is not secret; the content is never echoed.
+    throw new ConfigError(`TRADEBOT_REDIS_URL_FILE (${urlFile}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, { file, path: 'TRADEBOT_REDIS_URL_FILE' });
+  }
+  const url = text.trim();
+  if (url === '') throw new ConfigError('TRADEBOT_REDIS_URL_FILE: the file is empty', { file, path: 'TRADEBOT_REDIS_URL_FILE' });
+  setPath(target, ['redis', 'url'], url);
 }
 
 function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, file: string): void {

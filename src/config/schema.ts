@@ -3,6 +3,7 @@ import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
 import { OCO_CANCEL_ON, parseFillModel } from '../simulator/engine/fill-model';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
+import { RISK_DEFAULTS, STRATEGY_DEFAULTS } from './defaults';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -25,6 +26,21 @@ const riskLimits = z.strictObject({
   /** Allowed distance of a price from the last price, as a ratio (0.05 = 5 %). */
   priceBand: decimalString.optional(),
 });
+
+/**
+ * The `risk` section. Exported because `tradebot backtest --risk` takes the same JSON (same names,
+ * same defaults, same errors), so a backtest runs under the limits the daemon would apply.
+ */
+export const riskSection = z
+  .strictObject({
+    initialState: z.enum(['active', 'halted', 'reducing']).default(RISK_DEFAULTS.initialState),
+    defaults: riskLimits.prefault({}),
+    markets: z.record(market, riskLimits).default({}),
+    /** Realised loss in the quote currency per UTC day after which new entries stop. */
+    dailyLossLimit: decimalString.optional(),
+    /** Fee margin added to balance checks, as a ratio. */
+    feeMargin: decimalString.default(RISK_DEFAULTS.feeMargin),
+  });
 
 export const configSchema = z.strictObject({
   mode: z.enum(['paper', 'live']),
@@ -91,9 +107,9 @@ export const configSchema = z.strictObject({
     .strictObject({
       dir: z.string().default('strategies'),
       /** Time budget of one onCandle call. */
-      timeBudgetMs: positiveInt.default(250),
+      timeBudgetMs: positiveInt.default(STRATEGY_DEFAULTS.timeBudgetMs),
       /** Consecutive failures after which a strategy is paused. */
-      maxConsecutiveFailures: positiveInt.default(5),
+      maxConsecutiveFailures: positiveInt.default(STRATEGY_DEFAULTS.maxConsecutiveFailures),
       enabled: z
         .array(
           z.strictObject({
@@ -105,17 +121,7 @@ export const configSchema = z.strictObject({
         )
         .min(1, 'enable at least one strategy'),
     }),
-  risk: z
-    .strictObject({
-      initialState: z.enum(['active', 'halted', 'reducing']).default('active'),
-      defaults: riskLimits.prefault({}),
-      markets: z.record(market, riskLimits).default({}),
-      /** Realised loss in the quote currency per UTC day after which new entries stop. */
-      dailyLossLimit: decimalString.optional(),
-      /** Fee margin added to balance checks, as a ratio. */
-      feeMargin: decimalString.default('0.002'),
-    })
-    .prefault({}),
+  risk: riskSection.prefault({}),
   killSwitch: z
     .strictObject({
       enabled: z.boolean().default(false),
@@ -131,8 +137,10 @@ export const configSchema = z.strictObject({
   reconcile: z
     .strictObject({
       intervalSeconds: positiveInt.default(30),
-      /** What to do with open orders at the exchange that the journal does not know. */
+      /** What to do with open orders at the exchange that the journal does not know (and this deployment did not place). */
       unknownOrderPolicy: z.enum(['ignore', 'adopt', 'cancel']).default('ignore'),
+      /** Orders whose client ids this deployment minted but the journal lost (Redis came back empty): adopt them again. */
+      ownOrderPolicy: z.enum(['adopt', 'ignore']).default('adopt'),
     })
     .prefault({}),
   polling: z
@@ -146,13 +154,14 @@ export const configSchema = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       port: z.number().int().min(0).max(65_535).default(9464),
-      host: z.string().default('0.0.0.0'),
+      host: z.string().default('127.0.0.1'),
     })
     .prefault({}),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-      pretty: z.boolean().default(false),
+      /** Coloured text for people, JSON for machines: `auto` = pretty when stdout is a terminal. */
+      pretty: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     })
     .prefault({}),
   shutdown: z.strictObject({ graceMs: positiveInt.max(120_000).default(10_000) }).prefault({}),

@@ -54,3 +54,32 @@ function hashOf(strategy: string, market: string, candleTime: number, tag: strin
   lastHash = hex.slice(0, 8);
   return lastHash;
 }
+
+const MINTED = /^tb-([a-z0-9]{1,12})-([0-9a-f]{8})-([0-9a-z]{1,12})-(o|sl|tp)$/;
+
+/** The parts of an id made by deriveClientOrderId; undefined for any other id (another bot's, a manual order's). */
+export function parseClientOrderId(id: string): { readonly slug: string; readonly hash: string; readonly candleTime: number; readonly leg: OrderLeg } | undefined {
+  const m = MINTED.exec(id);
+  if (m === null) return undefined;
+  const candleTime = parseInt(m[3]!, 36);
+  if (!Number.isSafeInteger(candleTime)) return undefined;
+  return { slug: m[1]!, hash: m[2]!, candleTime, leg: m[4] as OrderLeg };
+}
+
+/**
+ * Which of this deployment's strategies minted `id` for an order on `market`: the id's form, the
+ * slug of a strategy that trades the market, and (when two strategies share a slug) the hash of an
+ * untagged intent. Ids survive a lost journal: after Redis comes back empty, the reconciler finds
+ * its own orders at the exchange by them and journals them again under the right strategy.
+ * One deployment per exchange account (one Redis, one key prefix: docs/operations.md), so an id of
+ * this form with a configured strategy's slug on the account is this deployment's.
+ */
+export function minterOf(id: string, market: string, strategies: readonly { readonly name: string; readonly markets: readonly string[] }[]):
+  { readonly strategy: string; readonly candleTime: number; readonly leg: OrderLeg } | undefined {
+  const parts = parseClientOrderId(id);
+  if (parts === undefined) return undefined;
+  const candidates = strategies.filter((s) => s.markets.includes(market) && slugOf(s.name) === parts.slug);
+  const chosen = candidates.length === 1 ? candidates[0]
+    : candidates.find((s) => hashOf(s.name, market, parts.candleTime, '') === parts.hash);
+  return chosen === undefined ? undefined : { strategy: chosen.name, candleTime: parts.candleTime, leg: parts.leg };
+}

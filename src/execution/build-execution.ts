@@ -11,6 +11,7 @@ import { MarketCatalog } from './market-catalog';
 import { OrderLocator } from './order-locator';
 import type { BalanceView } from './prepare-order';
 import { Readiness } from './readiness';
+import type { OwnOrderPolicy, OwnStrategy } from './own-orders';
 import { Reconciler, type UnknownOrderPolicy } from './reconciler';
 import type { PreTradeRisk } from './risk-port';
 import { Settler } from './settler';
@@ -42,6 +43,9 @@ export interface ExecutionSettings {
   /** Extra margin (clock differences between replicas, slow event loop), default 5 000. */
   readonly inFlightMarginMs?: number;
   readonly unknownOrderPolicy?: UnknownOrderPolicy;
+  /** This deployment's strategies: their orders are adopted back if the journal lost them. */
+  readonly ownStrategies?: readonly OwnStrategy[];
+  readonly ownOrderPolicy?: OwnOrderPolicy;
   readonly reconcileIntervalMs?: number;
   readonly reconcileRetryMs?: number;
   readonly marketRefreshMs?: number;
@@ -77,6 +81,8 @@ export function buildExecution(s: ExecutionSettings): Execution {
   const reconciler = new Reconciler({
     store: s.store, locator, settler, readiness, events, clock: s.clock, exchange: s.exchange, markets: s.markets, leases: s.leases,
     ...(s.unknownOrderPolicy === undefined ? {} : { unknownOrderPolicy: s.unknownOrderPolicy }),
+    ...(s.ownStrategies === undefined ? {} : { ownStrategies: s.ownStrategies }),
+    ...(s.ownOrderPolicy === undefined ? {} : { ownOrderPolicy: s.ownOrderPolicy }),
     ...(s.reconcileIntervalMs === undefined ? {} : { intervalMs: s.reconcileIntervalMs }),
     ...(s.reconcileRetryMs === undefined ? {} : { retryMs: s.reconcileRetryMs }),
   });

@@ -12,7 +12,7 @@ export type ExecutionEvent =
   | { readonly type: 'OrderAccepted'; readonly clientOrderId: string; readonly orderId: number | undefined; readonly status: OrderStatus }
   /** The exchange (or a local rule after journaling) refused it; nothing rests. */
   | { readonly type: 'OrderRejected'; readonly clientOrderId: string; readonly reason: string; readonly code?: string }
-  /** A pre-trade rule refused the intent; nothing was journaled or sent. */
+  /** A pre-trade rule refused the intent; nothing was sent (a late refusal leaves its journal record `rejected`). */
   | { readonly type: 'OrderDenied'; readonly strategy: string; readonly market: MarketName; readonly rule: string; readonly reason: string }
   | { readonly type: 'OrderTriggered'; readonly clientOrderId: string }
   | { readonly type: 'OrderPartiallyFilled'; readonly clientOrderId: string; readonly filledAmount: string }
@@ -23,8 +23,11 @@ export type ExecutionEvent =
   | { readonly type: 'OrderAnswerLost'; readonly clientOrderId: string; readonly error: string }
   /** A submitted/unknown order was found at the exchange and its journal status set from the report. */
   | { readonly type: 'OrderSettled'; readonly clientOrderId: string; readonly status: OrderStatus; readonly via: string }
-  /** An order the journal did not know was journaled from the exchange's report (policy `adopt`). */
-  | { readonly type: 'OrderAdopted'; readonly clientOrderId: string; readonly orderId: number; readonly market: MarketName }
+  /**
+   * An order the journal did not know was journaled from the exchange's report: one this deployment
+   * minted (`strategy` = the one that placed it), or a foreign one under policy `adopt`.
+   */
+  | { readonly type: 'OrderAdopted'; readonly clientOrderId: string; readonly orderId: number; readonly market: MarketName; readonly strategy: string }
   /** The exchange has an order the journal does not know. `action` is what the policy did. */
   | { readonly type: 'UnknownOrderFound'; readonly market: MarketName; readonly orderId: number; readonly clientOrderId: string | undefined; readonly action: 'ignored' | 'adopted' | 'canceled' | 'failed' }
   /** The exchange answered, but writing the outcome to the journal failed; the reconciler will catch up. */
@@ -41,9 +44,10 @@ export type ExecutionEventType = ExecutionEvent['type'];
  * - `not_found`: a submitted/unknown entry found nowhere after it could no longer be in flight
  * - `unknown_at_exchange`: the exchange has an order the journal does not know
  * - `missing_at_exchange`: a resting journal entry found neither active nor in history
+ * - `adopted`: an order this deployment minted, unknown to the journal (lost), journaled again
  */
-export type DiscrepancyKind = 'status' | 'settled' | 'not_found' | 'unknown_at_exchange' | 'missing_at_exchange';
-export const DISCREPANCY_KINDS: readonly DiscrepancyKind[] = ['status', 'settled', 'not_found', 'unknown_at_exchange', 'missing_at_exchange'];
+export type DiscrepancyKind = 'status' | 'settled' | 'not_found' | 'unknown_at_exchange' | 'missing_at_exchange' | 'adopted';
+export const DISCREPANCY_KINDS: readonly DiscrepancyKind[] = ['status', 'settled', 'not_found', 'unknown_at_exchange', 'missing_at_exchange', 'adopted'];
 
 export interface ExecutionEvents {
   /** Must not throw (a listener failure must never change an order's fate); exceptions are swallowed by callers. */

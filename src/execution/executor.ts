@@ -100,6 +100,10 @@ export class Executor {
       }
       const records = results.map((r) => r.record);
       if (results.some((r) => !r.created)) return this.replayed(records);
+      // The trading state may have changed while the journal write awaited (an operator's pause):
+      // asked again with no await between this check and the send.
+      const late = this.deps.risk.recheck?.(stamped);
+      if (late !== undefined && !late.ok) return this.deniedAfterJournal(records, late.rule, late.reason, deny);
       for (const r of records) {
         safeEmit(this.deps.events, { type: 'OrderSubmitted', clientOrderId: r.clientOrderId, strategy: r.strategy, market: r.market, kind: r.kind });
       }
@@ -164,6 +168,15 @@ export class Executor {
         throw err;
       }
     });
+  }
+
+  /** A late denial: the journaled records, never sent, become `rejected` with the rule's reason. */
+  private async deniedAfterJournal(records: readonly OrderRecord[], rule: string, reason: string, deny: (rule: string, reason: string) => SubmitResult): Promise<SubmitResult> {
+    for (const r of records) {
+      await this.deps.store.transition(r.clientOrderId, 'reject', { reason: `not sent: ${reason}` }, { expectedStatus: 'submitted' })
+        .catch(() => undefined); // left `submitted`, it is settled as not found after the in-flight window
+    }
+    return deny(rule, reason);
   }
 
   /** The journal already had the intent: never send again; settle what is still unsettled. */

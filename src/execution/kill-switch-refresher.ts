@@ -27,6 +27,8 @@ export interface KillSwitchRefresherOptions {
   /** Called after each market's timer was (re)set. */
   readonly onRefresh?: (market: MarketName, nowMs: number, timeoutSeconds: number) => void;
   readonly onError?: (market: MarketName, error: unknown) => void;
+  /** Called for each market when a round does not re-arm it (unhealthy). */
+  readonly onSkip?: (market: MarketName, reason: string) => void;
 }
 
 /** What one refresh round did, per market. */
@@ -64,6 +66,7 @@ export class KillSwitchRefresher {
         this.o.log.warn({ reason, markets: this.o.markets }, 'kill-switch NOT refreshed: the exchange will cancel these markets\' open orders when the timer runs out');
       }
       this.lastSkipReason = reason;
+      for (const market of this.o.markets) this.o.onSkip?.(market, reason);
       return { refreshed: [], failed: [], skipped: reason };
     }
     if (this.lastSkipReason !== undefined) this.o.log.info({ markets: this.o.markets }, 'kill-switch refreshing again');

@@ -37,9 +37,10 @@ export class Readiness {
     return undefined;
   }
 
-  /** Shape of a /readyz check (src/metrics/server.ts ReadinessCheck). */
+  /** Shape of a /readyz check (src/metrics/server.ts ReadinessCheck): a reason code, never the error text. */
   check(): { ok: boolean; reason?: string } {
-    const reason = this.reason();
-    return reason === undefined ? { ok: true } : { ok: false, reason };
+    if (this.stopping) return { ok: false, reason: 'stopping' };
+    if (!this.reconciled) return { ok: false, reason: 'not_reconciled' };
+    return { ok: true };
   }
 }

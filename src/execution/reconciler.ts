@@ -9,6 +9,7 @@ import type { LeaseProvider } from './lease-keeper';
 import type { OrderLocator } from './order-locator';
 import type { Readiness } from './readiness';
 import type { Settler } from './settler';
+import type { OwnOrderPolicy, OwnStrategy } from './own-orders';
 import { UnknownOrderHandler, type UnknownOrderPolicy } from './unknown-orders';
 
 export type { UnknownOrderPolicy } from './unknown-orders';
@@ -28,8 +29,11 @@ export interface ReconcilerOptions {
   readonly unknownOrderPolicy?: UnknownOrderPolicy;
   /** Journal strategy name given to adopted orders (default `adopted`). */
   readonly adoptAs?: string;
-  /** For `adopt`: holds the lease of (adoptAs, market). */
+  /** For `adopt` and own orders: holds the lease of (adoptAs or the minting strategy, market). */
   readonly leases?: LeaseProvider;
+  /** This deployment's strategies, whose orders are adopted back when the journal lost them. */
+  readonly ownStrategies?: readonly OwnStrategy[];
+  readonly ownOrderPolicy?: OwnOrderPolicy;
   /** Period of the periodic pass (default 30 s). */
   readonly intervalMs?: number;
   /** Delay between attempts of the first pass while it fails (default 2 s). */
@@ -62,6 +66,8 @@ export class Reconciler {
       store: o.store, exchange: o.exchange, events: o.events, clock: o.clock,
       policy: o.unknownOrderPolicy ?? 'ignore', adoptAs: o.adoptAs ?? 'adopted',
       ...(o.leases === undefined ? {} : { leases: o.leases }),
+      ...(o.ownStrategies === undefined ? {} : { ownStrategies: o.ownStrategies }),
+      ...(o.ownOrderPolicy === undefined ? {} : { ownOrderPolicy: o.ownOrderPolicy }),
     });
   }
 
@@ -118,7 +124,9 @@ export class Reconciler {
         else if (outcome === 'not_found') counts.not_found += 1;
         else if (outcome === 'missing') counts.missing_at_exchange += 1;
       }
-      counts.unknown_at_exchange = await this.unknown.handle(unknownCandidates(snapshot.active, snapshot.ocos, live.map((r) => r.clientOrderId)));
+      const unknown = await this.unknown.handle(unknownCandidates(snapshot.active, snapshot.ocos, live.map((r) => r.clientOrderId)));
+      counts.unknown_at_exchange = unknown.unknown;
+      counts.adopted = unknown.adopted;
       this.o.readiness.markReconciled();
       const summary = { checked: live.length, discrepancies: counts };
       safeEmit(this.o.events, { type: 'ReconciliationCompleted', durationMs: this.o.clock.nowMs() - started, ...summary });

@@ -33,4 +33,9 @@ export class RiskGate implements PreTradeRisk {
     });
     return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
   }
+
+  recheck(stamped: StampedIntent): RiskVerdict {
+    const decision = this.risk.checkTradingState(stamped.intent);
+    return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
+  }
 }

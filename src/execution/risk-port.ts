@@ -10,6 +10,12 @@ export type RiskVerdict = { readonly ok: true } | { readonly ok: false; readonly
  */
 export interface PreTradeRisk {
   check(intent: StampedIntent, market: MarketInfo): RiskVerdict | Promise<RiskVerdict>;
+  /**
+   * The part of the checks that can change while the order is being journaled (the operator's
+   * trading state), asked again synchronously right before the order is sent: an order is never
+   * sent after the daemon applied a pause.
+   */
+  recheck?(intent: StampedIntent): RiskVerdict;
 }
 
 /** Lets everything through (tests and benchmarks that are not about risk). */

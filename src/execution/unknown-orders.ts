@@ -7,6 +7,7 @@ import type { OrderStore } from '../store/order-store-port';
 import { safeEmit, type ExecutionEvents } from './events';
 import { applyReport } from './journal-updater';
 import type { LeaseProvider } from './lease-keeper';
+import { OwnOrderAdopter, type OwnOrderPolicy, type OwnStrategy } from './own-orders';
 
 /**
  * What the reconciler does with an active exchange order the journal does not know:
@@ -27,17 +28,30 @@ export interface UnknownOrderHandlerOptions {
   readonly policy: UnknownOrderPolicy;
   readonly adoptAs: string;
   readonly leases?: LeaseProvider;
+  /** This deployment's strategies: orders whose ids they minted are adopted under them (own-orders.ts). */
+  readonly ownStrategies?: readonly OwnStrategy[];
+  /** Default `adopt`. */
+  readonly ownOrderPolicy?: OwnOrderPolicy;
 }
 
 const isOco = (x: OrderReport | OcoReport): x is OcoReport => 'stopLoss' in x;
 
 export class UnknownOrderHandler {
-  constructor(private readonly o: UnknownOrderHandlerOptions) {}
+  private readonly own: OwnOrderAdopter;
 
-  /** Handles the candidates; returns how many were really unknown to the journal. */
-  async handle(candidates: readonly (OrderReport | OcoReport)[]): Promise<number> {
+  constructor(private readonly o: UnknownOrderHandlerOptions) {
+    this.own = new OwnOrderAdopter({ store: o.store, events: o.events, leases: o.leases, strategies: o.ownStrategies ?? [] });
+  }
+
+  /**
+   * Handles the candidates; returns how many were really unknown to the journal (foreign, or own
+   * ones that could not be adopted) and how many of our own were adopted.
+   */
+  async handle(candidates: readonly (OrderReport | OcoReport)[]): Promise<{ unknown: number; adopted: number }> {
     let unknown = 0;
-    for (const candidate of candidates) {
+    let adopted = 0;
+    // OCOs first: adopting one journals both legs, so a leg also listed as a plain order is known next.
+    for (const candidate of [...candidates].sort((a, b) => Number(isOco(b)) - Number(isOco(a)))) {
       const report = isOco(candidate) ? candidate.stopLoss : candidate;
       const cid = report.clientOrderId;
       if (cid !== undefined && isValidClientOrderId(cid)) {
@@ -45,11 +59,16 @@ export class UnknownOrderHandler {
         const record = await this.o.store.get(cid);
         if (record !== undefined && LIVE_STATUSES.has(record.status)) continue;
       }
+      const minted = (this.o.ownOrderPolicy ?? 'adopt') === 'adopt' ? this.own.minter(candidate) : undefined;
+      if (minted !== undefined && (await this.own.adopt(candidate, minted).catch(() => 'failed' as const)) === 'adopted') {
+        adopted += 1;
+        continue;
+      }
       unknown += 1;
       const action = await this.act(candidate);
       safeEmit(this.o.events, { type: 'UnknownOrderFound', market: report.market, orderId: isOco(candidate) ? candidate.id : report.orderId, clientOrderId: cid, action });
     }
-    return unknown;
+    return { unknown, adopted };
   }
 
   private async act(candidate: OrderReport | OcoReport): Promise<'ignored' | 'adopted' | 'canceled' | 'failed'> {
@@ -79,7 +98,7 @@ export class UnknownOrderHandler {
     }, lease);
     if (!created) return 'failed'; // the journal has this id in a final status: reported, not overwritten
     await applyReport(this.o.store, this.o.events, record, report);
-    safeEmit(this.o.events, { type: 'OrderAdopted', clientOrderId: cid, orderId: report.orderId, market: report.market });
+    safeEmit(this.o.events, { type: 'OrderAdopted', clientOrderId: cid, orderId: report.orderId, market: report.market, strategy: this.o.adoptAs });
     return 'adopted';
   }
 }

@@ -33,31 +33,42 @@ const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STRATEGY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export const METRIC_DEFS = {
-  exchangeRequests: counter('tradebot_exchange_requests_total', 'Exchange HTTP requests by endpoint and outcome.', ['endpoint', 'outcome']),
-  exchangeRequestDuration: histogram('tradebot_exchange_request_duration_seconds', 'Exchange HTTP request latency, limiter wait excluded.', ['endpoint'], REQUEST_BUCKETS),
-  rateLimited: counter('tradebot_exchange_rate_limited_total', 'HTTP 429 answers (rate limit) by endpoint.', ['endpoint']),
-  nonceRejections: counter('tradebot_exchange_nonce_rejections_total', 'Requests refused for an invalid nonce (clock skew or nonce reuse) by endpoint.', ['endpoint']),
+  exchangeRequests: counter('tradebot_exchange_requests_total', 'Exchange HTTP requests by endpoint and outcome.', ['api_endpoint', 'outcome']),
+  exchangeRequestDuration: histogram('tradebot_exchange_request_duration_seconds', 'Exchange HTTP request latency, limiter wait excluded.', ['api_endpoint'], REQUEST_BUCKETS),
+  rateLimited: counter('tradebot_exchange_rate_limited_total', 'HTTP 429 answers (rate limit) by endpoint.', ['api_endpoint']),
+  nonceRejections: counter('tradebot_exchange_nonce_rejections_total', 'Requests refused for an invalid nonce (clock skew or nonce reuse) by endpoint.', ['api_endpoint']),
   limiterWait: histogram('tradebot_limiter_wait_seconds', 'Time a request waited for a rate-limit token, by limit.', ['limit'], WAIT_BUCKETS),
   limiterAvailableTokens: gauge('tradebot_limiter_available_tokens', 'Tokens left in the shared bucket at the last take, by limit.', ['limit']),
   orderTransitions: counter('tradebot_order_transitions_total', 'Order state transitions applied, by from and to status.', ['from', 'to']),
   intents: counter('tradebot_intents_total', 'Strategy intents by result; denied ones name the risk rule (rule="none" when accepted).', ['strategy', 'result', 'rule']),
+  fills: counter('tradebot_fills_total', 'Fills of our orders seen in the journal (a partial fill counts once per increase), by strategy, market and side.', ['strategy', 'market', 'side']),
+  realizedPnl: gauge('tradebot_realized_pnl', 'Realised PnL in the quote currency since the process started (average cost, fees included), by strategy and market. Display only.', ['strategy', 'market']),
+  position: gauge('tradebot_position_base', 'Position in the base currency built by our fills since the process started, by strategy and market. Display only.', ['strategy', 'market']),
+  exposure: gauge('tradebot_exposure_quote', 'Position times the last close, in the quote currency, by strategy and market. Display only.', ['strategy', 'market']),
   strategyErrors: counter('tradebot_strategy_errors_total', 'Strategy calls that threw.', ['strategy']),
   strategyOverruns: counter('tradebot_strategy_overruns_total', 'Strategy calls that exceeded their time budget.', ['strategy']),
+  strategyPaused: gauge('tradebot_strategy_paused', '1 while a strategy is paused after repeated failures, else 0.', ['strategy']),
   strategyDuration: histogram('tradebot_strategy_duration_seconds', 'Time a strategy took to handle a closed candle.', ['strategy'], STRATEGY_BUCKETS),
-  candleLastClose: gauge('tradebot_candle_last_close_timestamp_seconds', 'Close time of the last closed candle received.', ['market', 'interval']),
-  candleLag: gauge('tradebot_candle_lag_seconds', 'Now minus the close time of the last closed candle received (computed at scrape).', ['market', 'interval']),
+  candleLastClose: gauge('tradebot_candle_last_close_timestamp_seconds', 'Close time of the last closed candle received, on the market clock (paper replays history: it is in the past).', ['market', 'interval']),
+  candleLag: gauge('tradebot_candle_lag_seconds', 'Market-clock now minus the close time of the last closed candle received (computed at scrape).', ['market', 'interval']),
   candleIntervalSeconds: gauge('tradebot_candle_interval_seconds', 'Length of the candle interval, so alerts can compare the lag with it.', ['market', 'interval']),
-  pollLastSuccess: gauge('tradebot_poll_last_success_timestamp_seconds', 'Time of the last successful run of a polling job.', ['job']),
-  pollFailures: counter('tradebot_poll_failures_total', 'Failed runs of a polling job.', ['job']),
+  pollLastSuccess: gauge('tradebot_poll_last_success_timestamp_seconds', 'Wall-clock time of the last successful run of a periodic task.', ['task']),
+  pollInterval: gauge('tradebot_poll_interval_seconds', 'Period of a periodic task in wall-clock seconds (market periods divided by the paper speed).', ['task']),
+  pollFailures: counter('tradebot_poll_failures_total', 'Failed runs of a periodic task.', ['task']),
   balance: gauge('tradebot_balance', 'Trade-account balance per currency (kind = available | freeze), for display only.', ['currency', 'kind']),
   openOrders: gauge('tradebot_open_orders', 'Orders not in a final state, per strategy and market.', ['strategy', 'market']),
-  reconciliationDiscrepancies: counter('tradebot_reconciliation_discrepancies_total', 'Differences found between the order store and the exchange, by kind.', ['kind']),
-  reconciliationLastRun: gauge('tradebot_reconciliation_last_success_timestamp_seconds', 'Time of the last completed reconciliation.'),
-  leaseOwned: gauge('tradebot_lease_owned', '1 while this process holds the lease of a strategy on a market.', ['strategy', 'market']),
-  redisUp: gauge('tradebot_redis_up', '1 while the last Redis command succeeded, 0 after a failure.'),
+  reconciliationDiscrepancies: counter('tradebot_reconciliation_discrepancies_total', 'Real differences between the order journal and the exchange, by kind.', ['kind']),
+  reconciliationUpdates: counter('tradebot_reconciliation_updates_total', 'Journal entries the reconciliation brought up to date (fills, triggers, settled answers, adopted own orders), by kind.', ['kind']),
+  reconciliationLastRun: gauge('tradebot_reconciliation_last_success_timestamp_seconds', 'Wall-clock time of the last completed reconciliation.'),
+  leaseOwned: gauge('tradebot_lease_owned', '1 while this process holds the lease of a strategy on a market, per account (deployments meet in one Prometheus).', ['account', 'strategy', 'market']),
+  redisUp: gauge('tradebot_redis_up', '1 while the last Redis command succeeded, 0 after a failure (only with Redis: see tradebot_store_info).'),
+  storeInfo: gauge('tradebot_store_info', 'Always 1; backend = redis | memory (paper without Redis), account = the store account.', ['backend', 'account']),
+  ready: gauge('tradebot_ready', 'Readiness check results at scrape time, 1 = passing (the /readyz checks).', ['check']),
   tradingState: gauge('tradebot_trading_state', 'Trading state, one-hot: 1 for the current state.', ['state']),
-  killSwitchLastRefresh: gauge('tradebot_kill_switch_last_refresh_timestamp_seconds', 'Time the kill-switch timer of a market was last set.', ['market']),
-  killSwitchTimeout: gauge('tradebot_kill_switch_timeout_seconds', 'Kill-switch timeout configured for a market.', ['market']),
+  killSwitchLastRefresh: gauge('tradebot_kill_switch_last_refresh_timestamp_seconds', 'Wall-clock time the kill-switch timer of a market was last set.', ['market']),
+  killSwitchTimeout: gauge('tradebot_kill_switch_timeout_seconds', 'Kill-switch timeout of a market in wall-clock seconds (market seconds divided by the paper speed).', ['market']),
+  killSwitchRemaining: gauge('tradebot_kill_switch_remaining_seconds', 'Wall-clock seconds left before the exchange cancels the market\'s open orders unless re-armed (computed at scrape from the last successful refresh).', ['market']),
+  killSwitchArmed: gauge('tradebot_kill_switch_armed', '1 while the daemon keeps re-arming the kill-switch timer of a market, 0 once it stopped (unhealthy: the exchange cancels at expiry).', ['market']),
   buildInfo: gauge('tradebot_build_info', 'Always 1; labels carry the version and Node.js version.', ['version', 'node_version']),
 } as const;
 
@@ -84,18 +95,41 @@ export type TradingStateLabel = (typeof TRADING_STATES)[number];
 
 export const BALANCE_KINDS = ['available', 'freeze'] as const;
 
-export const DISCREPANCY_KINDS = [
-  'missing_at_exchange', 'unknown_at_exchange', 'status_mismatch', 'fill_mismatch',
-] as const;
+/** Real disagreements: a resting journal order the exchange does not know, an exchange order nobody journaled. */
+export const DISCREPANCY_KINDS = ['missing_at_exchange', 'unknown_at_exchange'] as const;
 export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
 
 /**
+ * The reconciliation doing its normal job, not a disagreement: `status` (a fill, trigger or cancel
+ * found at the exchange: fills reach the journal this way), `settled` (a lost answer resolved),
+ * `not_found` (an order whose request never arrived, closed as rejected), `adopted` (an order this
+ * deployment minted, journaled again from the exchange after Redis lost it).
+ */
+export const RECONCILE_UPDATE_KINDS = ['status', 'settled', 'not_found', 'adopted'] as const;
+export type ReconcileUpdateKind = (typeof RECONCILE_UPDATE_KINDS)[number];
+
+export const STORE_BACKENDS = ['redis', 'memory'] as const;
+export const ORDER_SIDES = ['buy', 'sell'] as const;
+export const READINESS_CHECKS = ['redis', 'exchange', 'reconciled'] as const;
+
+/**
+ * Labels a metric must never use: Prometheus sets `job` and `instance` on every target (ours would be
+ * renamed `exported_job`), a ServiceMonitor adds `namespace`, `service`, `pod`, `container` and
+ * `endpoint` (overwriting ours), `le` and `quantile` belong to histograms and summaries, and
+ * `prometheus`/`prometheus_replica`/`cluster` are common external labels.
+ */
+export const RESERVED_LABELS: readonly string[] = [
+  'job', 'instance', 'namespace', 'service', 'pod', 'container', 'endpoint', 'node', 'le', 'quantile',
+  'prometheus', 'prometheus_replica', 'cluster',
+];
+
+/**
  * Where each label's values come from. Every label is bounded: either a fixed list, or a set the
- * operator configures (markets, strategies) or the code names (risk rules, polling jobs). Nothing
+ * operator configures (markets, strategies) or the code names (risk rules, periodic tasks). Nothing
  * per-order (ids, prices) is ever a label: that would create a series per order.
  */
 export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>> = {
-  endpoint: Object.keys(ENDPOINTS) as EndpointId[],
+  api_endpoint: Object.keys(ENDPOINTS) as EndpointId[],
   outcome: EXCHANGE_OUTCOMES,
   limit: LIMIT_IDS,
   from: ORDER_STATUSES,
@@ -103,12 +137,61 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   interval: INTERVALS,
   result: INTENT_RESULTS,
   state: TRADING_STATES,
-  kind: [...BALANCE_KINDS, ...DISCREPANCY_KINDS],
+  kind: [...BALANCE_KINDS, ...DISCREPANCY_KINDS, ...RECONCILE_UPDATE_KINDS],
+  side: ORDER_SIDES,
+  backend: STORE_BACKENDS,
+  check: READINESS_CHECKS,
+  account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
   rule: 'risk rule names in src/risk (plus "none")',
-  job: 'polling job names (candles, balances, orders, kill_switch, reconcile, time)',
+  task: 'periodic task names (klines:<market>:<interval>, balances, kill-switch, reconcile, leases, trading-state, redis-health, limiter-tokens)',
   currency: 'currencies of the configured markets',
   version: 'package version (one value per process)',
   node_version: 'Node.js version (one value per process)',
+};
+
+/**
+ * The alerting decision of every metric, checked by test/unit/deploy/dashboard.test.ts against
+ * deploy/prometheus/alerts.yml: the alerts that read it, or `none` with the reason. A new metric
+ * does not compile until it has an entry here, and the test fails if the entry is wrong.
+ */
+export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { readonly none: string }>> = {
+  exchangeRequests: ['TradebotExchangeErrorRate'],
+  exchangeRequestDuration: { none: 'latency alone is not actionable; timeouts show in TradebotExchangeErrorRate' },
+  rateLimited: ['TradebotRateLimited'],
+  nonceRejections: ['TradebotNonceRejected'],
+  limiterWait: { none: 'waiting for tokens is the limiter working; dashboard only' },
+  limiterAvailableTokens: { none: 'dashboard only; 429s alert through TradebotRateLimited' },
+  orderTransitions: { none: 'dashboard only: order flow' },
+  intents: { none: 'denials are decisions, not faults; dashboard only' },
+  fills: { none: 'trading activity; dashboard only' },
+  realizedPnl: { none: 'the daily loss limit acts on it in the daemon; dashboard only' },
+  position: { none: 'dashboard only' },
+  exposure: { none: 'the risk limits act before orders are sent; dashboard only' },
+  strategyErrors: ['TradebotStrategyFailing'],
+  strategyOverruns: ['TradebotStrategyOverruns'],
+  strategyPaused: ['TradebotStrategyPaused'],
+  strategyDuration: { none: 'overruns alert through TradebotStrategyOverruns' },
+  candleLastClose: { none: 'market-clock time; staleness alerts read tradebot_candle_lag_seconds' },
+  candleLag: ['TradebotCandlesStale'],
+  candleIntervalSeconds: ['TradebotCandlesStale'],
+  pollLastSuccess: ['TradebotPollStale'],
+  pollInterval: ['TradebotPollStale'],
+  pollFailures: { none: 'a failed run is retried; TradebotPollStale fires when it keeps failing' },
+  balance: { none: 'display only' },
+  openOrders: { none: 'dashboard only; risk limits cap it' },
+  reconciliationDiscrepancies: ['TradebotReconciliationDiscrepancy'],
+  reconciliationUpdates: ['TradebotOwnOrdersAdopted'],
+  reconciliationLastRun: ['TradebotReconciliationStale'],
+  leaseOwned: ['TradebotLeaseUnowned', 'TradebotLeaseSplit'],
+  redisUp: ['TradebotRedisDown'],
+  storeInfo: { none: 'describes the deployment; dashboard only' },
+  ready: ['TradebotNotReady'],
+  tradingState: ['TradebotTradingHalted', 'TradebotTradingReducing'],
+  killSwitchLastRefresh: { none: 'a timestamp sampled at scrape cannot watch a paper-speed timer; the alert reads tradebot_kill_switch_remaining_seconds' },
+  killSwitchTimeout: ['TradebotKillSwitchNotRefreshed'],
+  killSwitchRemaining: ['TradebotKillSwitchNotRefreshed'],
+  killSwitchArmed: { none: 'TradebotKillSwitchNotRefreshed fires on the age once re-arming stopped' },
+  buildInfo: ['TradebotAbsent'],
 };

@@ -31,9 +31,10 @@ export function exchangeOutcome(error?: unknown): ExchangeOutcome {
  */
 export function recordExchangeRequest(metrics: Metrics, endpoint: EndpointId, seconds: number, error?: unknown): ExchangeOutcome {
   const outcome = exchangeOutcome(error);
-  metrics.exchangeRequests.inc({ endpoint, outcome });
-  metrics.exchangeRequestDuration.observe({ endpoint }, seconds);
-  if (outcome === 'rate_limited') metrics.rateLimited.inc({ endpoint });
-  if (outcome === 'nonce_rejected') metrics.nonceRejections.inc({ endpoint });
+  const labels = { api_endpoint: endpoint };
+  metrics.exchangeRequests.inc({ api_endpoint: endpoint, outcome });
+  metrics.exchangeRequestDuration.observe(labels, seconds);
+  if (outcome === 'rate_limited') metrics.rateLimited.inc(labels);
+  if (outcome === 'nonce_rejected') metrics.nonceRejections.inc(labels);
   return outcome;
 }

@@ -2,8 +2,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 
 import { SystemClock, type Clock } from '../core/clock';
 import { intervalSeconds, type Interval } from '../domain/candle';
 import { ENDPOINTS } from '../exchange/http/endpoints';
+import { TRANSITIONS } from '../domain/order-state';
 import {
-  DISCREPANCY_KINDS, METRIC_DEFS, METRIC_PREFIX, TRADING_STATES,
+  DISCREPANCY_KINDS, METRIC_DEFS, METRIC_PREFIX, RECONCILE_UPDATE_KINDS, TRADING_STATES,
   type MetricDef, type MetricKey, type TradingStateLabel,
 } from './definitions';
 
@@ -14,14 +15,16 @@ type Instance<D> =
   : never;
 
 /**
- * Every tradebot metric, typed by its labels: `metrics.exchangeRequests.inc({ endpoint, outcome })`.
+ * Every tradebot metric, typed by its labels: `metrics.exchangeRequests.inc({ api_endpoint, outcome })`.
  * One object per process, built by the composition root and passed to components.
  */
 export type Metrics = { readonly [K in MetricKey]: Instance<(typeof METRIC_DEFS)[K]> };
 
 export interface CreateMetricsOptions {
-  /** Clock for the candle lag computed at scrape time; default the system clock. */
+  /** Market clock, for the candle lag computed at scrape time; default the system clock. */
   readonly clock?: Clock;
+  /** Wall clock, for the kill-switch time left computed at scrape time; default the system clock. */
+  readonly wallClock?: Clock;
   /** Reported in tradebot_build_info; default `npm_package_version` or 'unknown'. */
   readonly version?: string;
   /** Register Node.js process metrics (`tradebot_process_*`, `tradebot_nodejs_*`); default true. */
@@ -31,6 +34,23 @@ export interface CreateMetricsOptions {
    * tradebot_redis_up is not exported at all (a label-less gauge would read 0 and page "Redis down").
    */
   readonly redis?: boolean;
+  /**
+   * The /readyz checks, run at scrape time for tradebot_ready{check}; may be set after creation
+   * (the daemon builds its checks once its parts exist). None: the gauge has no series.
+   */
+  readonly readiness?: () => Promise<Readonly<Record<string, boolean>>>;
+}
+
+/**
+ * prom-client's default metrics add three gauges named `*_total` (active handles, requests and
+ * resources), a suffix Prometheus reserves for counters: `promtool check metrics` fails on them.
+ * The same values stay available without the suffix (`tradebot_nodejs_active_handles`, ...).
+ */
+const TOTAL_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  for (const name of TOTAL_GAUGES) registry.removeSingleMetric(`${METRIC_PREFIX}${name}`);
 }
 
 /**
@@ -40,14 +60,41 @@ export interface CreateMetricsOptions {
 export function createMetrics(registry: Registry, options: CreateMetricsOptions = {}): Metrics {
   const clock = options.clock ?? new SystemClock();
   const built: Record<string, Counter<string> | Gauge<string> | Histogram<string>> = {};
+  const wallClock = options.wallClock ?? new SystemClock();
   const lastClose = () => built['candleLastClose'] as Gauge<string>;
+  const gaugeValues = async (key: MetricKey) => (await (built[key] as Gauge<string>).get()).values;
 
   for (const [key, def] of Object.entries(METRIC_DEFS) as [MetricKey, MetricDef][]) {
     const registers = key === 'redisUp' && options.redis === false ? [] : [registry];
     const common = { name: def.name, help: def.help, labelNames: [...def.labelNames], registers };
     if (def.kind === 'counter') built[key] = new Counter(common);
     else if (def.kind === 'histogram') built[key] = new Histogram({ ...common, buckets: [...(def.buckets ?? [])] });
-    else if (key === 'candleLag') {
+    else if (key === 'ready') {
+      built[key] = new Gauge({
+        ...common,
+        async collect() {
+          this.reset();
+          const source = options.readiness ?? readinessSource.get(built);
+          if (source === undefined) return;
+          for (const [check, ok] of Object.entries(await source())) this.set({ check }, ok ? 1 : 0);
+        },
+      });
+    } else if (key === 'killSwitchRemaining') {
+      // Computed when scraped: exact at that instant whatever the scrape interval (a paper-speed
+      // timer of 10 wall seconds cannot be watched through a timestamp scraped every 15 s).
+      built[key] = new Gauge({
+        ...common,
+        async collect() {
+          this.reset();
+          const timeouts = new Map((await gaugeValues('killSwitchTimeout')).map((v) => [v.labels['market'], v.value]));
+          const nowSec = wallClock.nowMs() / 1000;
+          for (const { labels, value } of await gaugeValues('killSwitchLastRefresh')) {
+            const timeout = timeouts.get(labels['market']);
+            if (timeout !== undefined) this.set(labels, Math.max(0, value + timeout - nowSec));
+          }
+        },
+      });
+    } else if (key === 'candleLag') {
       // Computed when scraped, not when a candle arrives: if polling stops, the lag must keep growing.
       built[key] = new Gauge({
         ...common,
@@ -66,13 +113,44 @@ export function createMetrics(registry: Registry, options: CreateMetricsOptions 
   // Zero series for the fixed label values, so rate()/increase() see the first event.
   for (const state of TRADING_STATES) metrics.tradingState.set({ state }, 0);
   for (const [endpoint, spec] of Object.entries(ENDPOINTS)) {
-    metrics.rateLimited.inc({ endpoint }, 0);
-    if (spec.private) metrics.nonceRejections.inc({ endpoint }, 0);
+    metrics.rateLimited.inc({ api_endpoint: endpoint }, 0);
+    if (spec.private) metrics.nonceRejections.inc({ api_endpoint: endpoint }, 0);
   }
   for (const kind of DISCREPANCY_KINDS) metrics.reconciliationDiscrepancies.inc({ kind }, 0);
+  for (const kind of RECONCILE_UPDATE_KINDS) metrics.reconciliationUpdates.inc({ kind }, 0);
+  for (const [from, events] of Object.entries(TRANSITIONS)) {
+    for (const to of new Set(Object.values(events))) metrics.orderTransitions.inc({ from, to }, 0);
+  }
   metrics.buildInfo.set({ version: options.version ?? process.env['npm_package_version'] ?? 'unknown', node_version: process.version }, 1);
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  if (options.defaultMetrics !== false) collectProcessMetrics(registry);
   return metrics;
+}
+
+const readinessSource = new WeakMap<object, () => Promise<Readonly<Record<string, boolean>>>>();
+
+/** Sets the readiness checks tradebot_ready{check} reports at scrape time (the daemon's /readyz checks). */
+export function setReadinessSource(metrics: Metrics, source: () => Promise<Readonly<Record<string, boolean>>>): void {
+  readinessSource.set(metrics, source);
+}
+
+/** Zero series for one strategy, so its panels and increase() read 0 rather than no data. */
+export function initStrategySeries(metrics: Metrics, strategy: string, markets: readonly string[]): void {
+  metrics.intents.inc({ strategy, result: 'accepted', rule: 'none' }, 0);
+  metrics.strategyErrors.inc({ strategy }, 0);
+  metrics.strategyOverruns.inc({ strategy }, 0);
+  metrics.strategyPaused.set({ strategy }, 0);
+  for (const market of markets) {
+    for (const side of ['buy', 'sell'] as const) metrics.fills.inc({ strategy, market, side }, 0);
+    metrics.realizedPnl.set({ strategy, market }, 0);
+    metrics.position.set({ strategy, market }, 0);
+    metrics.exposure.set({ strategy, market }, 0);
+    metrics.openOrders.set({ strategy, market }, 0);
+  }
+}
+
+/** The store in use (redis | memory) and the account its keys belong to. */
+export function recordStore(metrics: Metrics, backend: 'redis' | 'memory', account: string): void {
+  metrics.storeInfo.set({ backend, account }, 1);
 }
 
 /** Sets the one-hot trading state gauge: 1 for `state`, 0 for the others. */
@@ -87,10 +165,14 @@ export function recordCandleClose(metrics: Metrics, market: string, interval: In
   metrics.candleIntervalSeconds.set(labels, intervalSeconds(interval));
 }
 
-/** Records a kill-switch refresh of `market` at `nowMs` with its configured timeout. */
-export function recordKillSwitchRefresh(metrics: Metrics, market: string, nowMs: number, timeoutSeconds: number): void {
-  metrics.killSwitchLastRefresh.set({ market }, nowMs / 1000);
-  metrics.killSwitchTimeout.set({ market }, timeoutSeconds);
+/**
+ * Records a kill-switch refresh of `market` at wall-clock `wallNowMs`. `timeoutWallSeconds` is the
+ * timer in wall seconds (paper: market seconds / speed), so `time() - last_refresh` compares with it.
+ */
+export function recordKillSwitchRefresh(metrics: Metrics, market: string, wallNowMs: number, timeoutWallSeconds: number): void {
+  metrics.killSwitchLastRefresh.set({ market }, wallNowMs / 1000);
+  metrics.killSwitchTimeout.set({ market }, timeoutWallSeconds);
+  metrics.killSwitchArmed.set({ market }, 1);
 }
 
 /** Names of every metric the registry exports, default process metrics included. */

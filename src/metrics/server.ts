@@ -4,7 +4,11 @@ import type { Registry } from 'prom-client';
 import { ConfigError, TradebotError } from '../domain/errors';
 import type { Logger } from '../log/logger';
 
-/** Result of one readiness check: a boolean, or a reason shown in the 503 body when it fails. */
+/**
+ * Result of one readiness check: a boolean, or a reason CODE shown in the 503 body when it fails
+ * (`TB_ERR_STORE_UNAVAILABLE`, `not_reconciled`, `timeout`): never an error's text, which could
+ * carry hosts, URLs or request details. A reason that is not a code is replaced by `failed`.
+ */
 export type CheckResult = boolean | { readonly ok: boolean; readonly reason?: string };
 
 /** A named readiness check, e.g. `redis` (PING answers), `exchange` (reachable), `reconciled`. */
@@ -17,7 +21,7 @@ export interface MetricsServerOptions {
   readonly registry: Registry;
   /** Default 9464 (the Prometheus exporter convention); 0 picks a free port (tests). */
   readonly port?: number;
-  /** Default 0.0.0.0 so Prometheus and the kubelet can reach it; 127.0.0.1 to keep it local. */
+  /** Default 127.0.0.1 (local only); containers set 0.0.0.0 so Prometheus and the kubelet reach it. */
   readonly host?: string;
   /**
    * Liveness beyond "the event loop answered": return false once the process is wedged in a way it
@@ -46,9 +50,17 @@ export interface ReadinessReport {
   readonly failing: readonly string[];
 }
 
+const REASON_CODE = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/** A reason as a code: TB_ERR_* or a short snake_case word; anything else becomes `failed`. */
+export function reasonCode(reason: string | undefined): string | undefined {
+  if (reason === undefined) return undefined;
+  return REASON_CODE.test(reason) ? reason : 'failed';
+}
+
 /**
  * Runs every check in parallel, each bounded by `timeoutMs`. A check that throws or times out
- * fails; its reason is the error code (never the message, which could carry request details).
+ * fails; its reason is a code (`timeout`, the error's TB_ERR_* code, `error`), never a message.
  */
 export async function evaluateReadiness(checks: readonly ReadinessCheck[], timeoutMs: number): Promise<ReadinessReport> {
   const results = await Promise.all(checks.map(async (c) => [c.name, await runCheck(c, timeoutMs)] as const));
@@ -59,14 +71,15 @@ export async function evaluateReadiness(checks: readonly ReadinessCheck[], timeo
 async function runCheck(c: ReadinessCheck, timeoutMs: number): Promise<{ ok: boolean; reason?: string }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<{ ok: boolean; reason: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, reason: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    timer = setTimeout(() => resolve({ ok: false, reason: 'timeout' }), timeoutMs);
   });
   try {
     const answer = Promise.resolve().then(() => c.check()).then((r) => (typeof r === 'boolean' ? { ok: r } : r));
     const r = await Promise.race([answer, timeout]);
-    return r.reason === undefined ? { ok: r.ok } : { ok: r.ok, reason: r.reason };
+    const reason = r.ok ? undefined : reasonCode(r.reason);
+    return reason === undefined ? { ok: r.ok } : { ok: r.ok, reason };
   } catch (error) {
-    return { ok: false, reason: error instanceof TradebotError ? error.code : 'check threw' };
+    return { ok: false, reason: error instanceof TradebotError ? error.code : 'error' };
   } finally {
     clearTimeout(timer);
   }
@@ -120,7 +133,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   server.keepAliveTimeout = 5000;
 
   const port = options.port ?? 9464;
-  const host = options.host ?? '0.0.0.0';
+  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     // Port in use or host not local: the operator must change metrics.port / metrics.host.
     const onError = (cause: Error) =>

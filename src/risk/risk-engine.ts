@@ -44,10 +44,9 @@ export class RiskEngine {
 
   check(intent: Intent, ctx: RiskContext): RiskDecision {
     if (intent.kind === 'cancel') return ALLOWED;
-    const state = this.state.state;
-    if (state === 'halted') return deny('trading_state', `trading is halted (${this.state.lastReason}): only cancels are allowed`);
+    const byState = this.checkTradingState(intent);
+    if (!byState.allowed) return byState;
     const exit = isExit(intent);
-    if (state === 'reducing' && !exit) return deny('trading_state', `trading is reduce-only (${this.state.lastReason}): only exits and cancels are allowed`);
     if (!exit && this.dailyLossLimitReached()) {
       return deny('daily_loss_limit', `realised loss today ${this.pnl.today().negated()} reached the daily limit ${this.limits.dailyLossLimit}: no new entries until 00:00 UTC`);
     }
@@ -56,6 +55,15 @@ export class RiskEngine {
       const denial = check(intent, ctx, limits);
       if (denial !== undefined) return denial;
     }
+    return ALLOWED;
+  }
+
+  /** The trading-state rule alone (halted: cancels only; reducing: exits and cancels). */
+  checkTradingState(intent: Intent): RiskDecision {
+    if (intent.kind === 'cancel') return ALLOWED;
+    const state = this.state.state;
+    if (state === 'halted') return deny('trading_state', `trading is halted (${this.state.lastReason}): only cancels are allowed`);
+    if (state === 'reducing' && !isExit(intent)) return deny('trading_state', `trading is reduce-only (${this.state.lastReason}): only exits and cancels are allowed`);
     return ALLOWED;
   }
 

@@ -37,3 +37,22 @@ export function baseName(name: string, histograms: ReadonlySet<string>): string 
   const base = name.replace(/_(bucket|sum|count)$/, '');
   return base !== name && histograms.has(base) ? base : name;
 }
+
+/**
+ * Label names an expression groups by (`by (...)`, `without (...)`, `on (...)`, `ignoring (...)`)
+ * or matches on (`{label="..."}`). Grafana variables and strings are ignored.
+ */
+export function labelsUsedIn(expr: string): string[] {
+  const s = expr.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""');
+  const out = new Set<string>();
+  for (const m of s.matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)) {
+    for (const l of (m[1] ?? '').split(',').map((x) => x.trim()).filter(Boolean)) out.add(l);
+  }
+  for (const m of s.matchAll(/\{([^}]*)\}/g)) {
+    for (const part of (m[1] ?? '').split(',')) {
+      const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!~|!=|=)/.exec(part)?.[1];
+      if (name !== undefined) out.add(name);
+    }
+  }
+  return [...out];
+}

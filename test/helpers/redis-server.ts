@@ -1,22 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
+import { missingLine, REDIS_SERVER, toolWorks } from './system-tools';
 
 /** A throwaway redis-server on a random loopback port with persistence off. Never a user's Redis. */
 export interface ThrowawayRedis {
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
-}
-
-export const REDIS_MISSING_HELP =
-  'redis-server was not found on PATH. The tests start a throwaway Redis of their own and need the binary:\n' +
-  '  Debian/Ubuntu: apt-get install redis-server\n' +
-  '  macOS:         brew install redis\n' +
-  'or point the tests at a disposable Redis with TRADEBOT_TEST_REDIS_URL=redis://host:port (its data may be flushed).';
-
-export function redisServerAvailable(): boolean {
-  const probe = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
-  return probe.status === 0;
 }
 
 export async function freePort(): Promise<number> {
@@ -51,7 +41,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
 
 /** Starts redis-server on `port` (a fresh random one when omitted). Reusing a port restarts "the same" server. */
 export async function startThrowawayRedis(port?: number): Promise<ThrowawayRedis> {
-  if (!redisServerAvailable()) throw new Error(REDIS_MISSING_HELP);
+  if (!toolWorks(REDIS_SERVER)) throw new Error(missingLine(REDIS_SERVER));
   const chosen = port ?? (await freePort());
   const child = spawn(
     'redis-server',

@@ -7,10 +7,12 @@ import { DaemonProcess, requireBuild, ROOT, runCli, writeConfig, type LogLine } 
 /**
  * The kill-switch as a dead man's switch, end to end: a simulated exchange started HERE (so it
  * outlives the daemon) at real speed, the daemon in LIVE mode pointed at it with the simulator's
- * credentials. While the daemon is healthy it re-arms the market's timer every 2 s (timeout 5 s);
- * once it halts or is SIGKILLed, the timer runs out and the exchange cancels the market's orders.
+ * credentials. While the daemon is healthy it re-arms the market's timer every 3 s (timeout 12 s),
+ * halted or not: halted means "no new orders", not "let the exchange cancel the protective stops".
+ * A restart (SIGKILL, then a new process within the timeout) comes back in the stored trading state
+ * and re-arms the timer before it runs out; a daemon that stays dead gets its orders canceled.
  */
-jest.setTimeout(60_000);
+jest.setTimeout(90_000);
 
 const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
 const PREFIX = `tbtest-app-ks-${process.pid}-${Date.now()}`;
@@ -33,7 +35,7 @@ beforeAll(async () => {
     mode: 'live',
     exchange: { baseUrl: sim.url, timeoutMs: 3000 },
     strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
-    killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 5, refreshSeconds: 2 },
+    killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 12, refreshSeconds: 3 },
     reconcile: { intervalSeconds: 1, unknownOrderPolicy: 'ignore' },
     metrics: { port: 0, host: '127.0.0.1' },
     shutdown: { graceMs: 5000 },
@@ -69,30 +71,39 @@ async function until(what: string, cond: () => boolean, timeoutMs: number): Prom
   }
 }
 
-test('armed and refreshed while healthy; halting stops the refresh and the exchange cancels; SIGKILL does the same', async () => {
+test('armed and refreshed while healthy AND while halted; a restart keeps the halted state and re-arms in time; a dead daemon gets its orders canceled', async () => {
   daemon = new DaemonProcess(['run', '--config', cfg.file], ENV);
   await daemon.waitForLine((l: LogLine) => l.msg === 'tradebot started', 20_000, 'start');
   await until('the kill-switch timer', () => timer() !== undefined, 10_000);
 
-  // Healthy: the timer keeps moving forward, past the 5 s an un-refreshed timer would last.
-  const first = restingOrder();
+  // Healthy: the timer keeps moving forward.
+  const order = restingOrder();
   const armedUntil = timer()!.cancellationTime;
-  await until('two refreshes', () => (timer()?.cancellationTime ?? 0) >= armedUntil + 4, 15_000);
-  expect(isOpen(first)).toBe(true);
+  await until('two refreshes', () => (timer()?.cancellationTime ?? 0) >= armedUntil + 5, 15_000);
+  expect(isOpen(order)).toBe(true);
 
-  // Halt (operator): refreshing stops, the exchange's timer runs out and cancels the order.
+  // Halt (operator): no new orders, but the timer is still re-armed and the order stays.
   expect(runCli(['pause', '--config', cfg.file], ENV).code).toBe(0);
-  await daemon.waitForLine((l) => l.msg.startsWith('kill-switch NOT refreshed'), 10_000, 'refresh stop');
-  await until('the kill-switch cancel after halt', () => !isOpen(first), 15_000);
-  expect(sim.engine.orderHistory(API_KEY).find((o) => o.id === first)?.status).toBe('CANCELED');
+  await daemon.waitForLine((l) => l.msg === 'trading state changed' && l['state'] === 'halted', 10_000, 'halt');
+  const haltedAt = timer()!.cancellationTime;
+  await until('refreshes while halted', () => (timer()?.cancellationTime ?? 0) >= haltedAt + 5, 15_000);
+  expect(isOpen(order)).toBe(true);
+  expect(daemon.count((l) => l.msg.startsWith('kill-switch NOT refreshed'))).toBe(0);
 
-  // Resume: armed again. Then the daemon dies without any chance to clean up.
-  expect(runCli(['resume', '--config', cfg.file], ENV).code).toBe(0);
-  await daemon.waitForLine((l) => l.msg === 'kill-switch refreshing again', 10_000, 're-arm');
-  await until('the re-armed timer', () => timer() !== undefined, 10_000);
-  const second = restingOrder();
+  // Crash and restart within the timeout: halted again (stored state), timer re-armed, order kept.
   daemon.signal('SIGKILL');
   await daemon.exit();
-  expect(isOpen(second)).toBe(true);
-  await until('the kill-switch cancel after SIGKILL', () => !isOpen(second), 15_000);
+  const beforeRestart = timer()!.cancellationTime;
+  daemon = new DaemonProcess(['run', '--config', cfg.file], ENV);
+  const atStart = await daemon.waitForLine((l) => l.msg === 'trading state at start', 20_000, 'trading state at start');
+  expect(atStart).toMatchObject({ state: 'halted', stored: 'halted' });
+  await until('the timer re-armed by the new process', () => (timer()?.cancellationTime ?? 0) > beforeRestart, 15_000);
+  expect(isOpen(order)).toBe(true);
+
+  // Dead for good: the exchange cancels when the timer runs out.
+  daemon.signal('SIGKILL');
+  await daemon.exit();
+  expect(isOpen(order)).toBe(true);
+  await until('the kill-switch cancel after SIGKILL', () => !isOpen(order), 20_000);
+  expect(sim.engine.orderHistory(API_KEY).find((o) => o.id === order)?.status).toBe('CANCELED');
 });

@@ -97,4 +97,4 @@ test.each([
   } finally {
     await sim.close();
   }
-}, 60_000);
+}, 60_000); // ~12 s on a quiet machine; the HTTP half slows down a lot on a shared, loaded one

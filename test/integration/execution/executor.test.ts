@@ -156,6 +156,23 @@ test('risk denial, size limits and a missing lease send nothing', async () => {
   expect(r.events.ofType('OrderDenied').map((e) => e.rule)).toEqual(['min_amount', 'min_total', 'lease']);
 });
 
+test('a pause applied while the order is being journaled: the order is not sent, its record is rejected (the paper-daemon "one more order after pause" flake)', async () => {
+  // The state flips between the first check and the send, as when `tradebot pause` lands while
+  // recordSubmit awaits Redis: the recheck right before sending refuses it.
+  let halted = false;
+  const pausing: PreTradeRisk = {
+    check: () => { halted = true; return { ok: true }; },
+    recheck: () => (halted ? { ok: false, rule: 'trading_state', reason: 'trading is halted (operator)' } : { ok: true }),
+  };
+  const late = await replica({ redis: await ctx.client(), prefix: ctx.prefix(), client: httpClient(sim.url), owner: 'test-c', scopes: [['alpha', MARKET]], settings: { risk: pausing } });
+  await late.execution.reconciler.runOnce();
+  expect(await late.execution.executor.submit(stopLimit('alpha', T0))).toMatchObject({ outcome: 'denied', rule: 'trading_state' });
+  expect(sim.engine.activeOrders(API_KEY)).toHaveLength(0);
+  const [record] = await late.store.listAll(10);
+  expect(record).toMatchObject({ status: 'rejected', reason: expect.stringContaining('not sent: trading is halted') });
+  expect(late.events.ofType('OrderSubmitted')).toEqual([]);
+});
+
 test('a rejection by the exchange is journaled as rejected', async () => {
   await r.execution.reconciler.runOnce();
   // activation price equal to the last price (100): the venue refuses it

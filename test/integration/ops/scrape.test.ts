@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { linesWithDuplicateKeys } from '../../helpers/json-duplicate-keys';
 import { baseName } from '../../helpers/promql-names';
 import { freePort } from '../../helpers/redis-server';
 import { OPS_TEST_SECRET } from '../../helpers/secret-scan';
@@ -18,11 +19,10 @@ const PREFIX = `tbtest-ops-scrape-${process.pid}-${Date.now()}`;
 /** Series Prometheus creates itself for every target. */
 const PROMETHEUS_BUILTIN = new Set(['up']);
 /**
- * Metrics whose series appear only after an event that a healthy paper run does not cause (a
- * strategy throwing or overrunning, a failed poll): exported means their # HELP / # TYPE lines are
- * there. Every other metric a panel or an alert uses must have at least one sample.
+ * Every metric a panel or an alert uses must have at least one sample, even the counters of events
+ * a healthy run does not cause (a strategy throwing, a failed poll): they start at 0 so queries read
+ * 0 rather than "no data".
  */
-const EVENT_ONLY = new Set(['tradebot_strategy_errors_total', 'tradebot_strategy_overruns_total', 'tradebot_poll_failures_total']);
 
 interface Exposition { types: Map<string, string>; sampled: Set<string> }
 
@@ -101,7 +101,7 @@ test('while it trades, the daemon exports every metric a dashboard panel, a dash
       const name = baseName(written, histograms);
       if (!PROMETHEUS_BUILTIN.has(name)) needed.set(name, [...(needed.get(name) ?? []), ...where]);
     }
-    return [...needed.keys()].filter((n) => !last.types.has(n) || (!EVENT_ONLY.has(n) && !last.sampled.has(n)));
+    return [...needed.keys()].filter((n) => !last.types.has(n) || !last.sampled.has(n));
   };
   const scrape = async (): Promise<string | undefined> => {
     if (!d.running) throw new Error(`daemon exited while trading\n${d.tail()}`);
@@ -125,12 +125,15 @@ test('while it trades, the daemon exports every metric a dashboard panel, a dash
   expect(missing()).toEqual([]);
 });
 
-test('SIGTERM: exit 0 after a clean stop; nothing the daemon printed holds a secret', async () => {
+test('SIGTERM: exit 0 after a clean stop; its JSON log lines have no duplicate keys and hold no secret', async () => {
   const d = daemon;
   expect(d.running).toBe(true);
   d.signal('SIGTERM');
   expect(await d.exit()).toEqual({ code: 0, signal: null });
   expect(d.lines().find((l) => l.msg === 'stopped cleanly')).toMatchObject({ clean: true });
+  // JSON (stdout is a pipe, not a terminal), one value per key: JSON.parse would silently keep the last.
+  expect(d.stdout.trimStart().startsWith('{')).toBe(true);
+  expect(linesWithDuplicateKeys(d.stdout)).toEqual([]);
   expectNoSecrets('ops-scrape-daemon.stdout', d.stdout);
   expectNoSecrets('ops-scrape-daemon.stderr', d.stderr);
 });

@@ -7,18 +7,26 @@ import { InMemoryTradingStateStore, parseTradingState } from '../../../src/risk/
 const log = pino({ level: 'silent' });
 const engine = (initial: 'active' | 'halted' | 'reducing' = 'active') => new RiskEngine({ limits: {}, clock: new ManualClock(0), initialState: initial });
 
-test('at start the stricter of config and stored state wins', async () => {
+test('at start the stored state wins over the config (a restart keeps the operator\'s choice); the config applies when nothing is stored', async () => {
   const store = new InMemoryTradingStateStore();
   await store.write({ state: 'halted', reason: 'ops', atMs: 1 });
   const e = engine();
   await new TradingStateControl(e, store, log).init('active');
   expect(e.tradingState).toBe('halted');
 
-  const store2 = new InMemoryTradingStateStore();
-  await store2.write({ state: 'active', reason: 'old resume', atMs: 1 });
-  const e2 = engine();
-  await new TradingStateControl(e2, store2, log).init('halted');
-  expect(e2.tradingState).toBe('halted');
+  // A live config that says "start halted" (the shipped k8s ConfigMap) does not undo an operator's resume.
+  for (const stored of ['active', 'reducing'] as const) {
+    const s = new InMemoryTradingStateStore();
+    await s.write({ state: stored, reason: 'resumed after checks', atMs: 1 });
+    const e2 = engine('halted');
+    await new TradingStateControl(e2, s, log).init('halted');
+    expect(e2.tradingState).toBe(stored);
+  }
+
+  // Nothing stored (first start, or Redis lost its data): the config's initial state.
+  const e3 = engine();
+  await new TradingStateControl(e3, new InMemoryTradingStateStore(), log).init('halted');
+  expect(e3.tradingState).toBe('halted');
 });
 
 test('sync applies only records written after the last one applied', async () => {
@@ -28,7 +36,7 @@ test('sync applies only records written after the last one applied', async () =>
   const control = new TradingStateControl(e, store, log);
   await control.init('reducing');
   await control.sync();
-  expect(e.tradingState).toBe('reducing'); // the old record does not undo the config
+  expect(e.tradingState).toBe('active'); // restored at init, and not applied twice
   await store.write({ state: 'halted', reason: 'pause', atMs: 20 });
   await control.sync();
   expect(e.tradingState).toBe('halted');

@@ -92,6 +92,32 @@ describe('config loading', () => {
     expectConfigError(() => parseConfig(raw, {}), 'exchange.apiSecret', /secrets are not allowed/);
   });
 
+  test('a Redis password in the config file is refused, naming the key and what to use instead; the URL comes from TRADEBOT_REDIS_URL_FILE', () => {
+    const raw = minimal();
+    raw['redis'] = { url: 'redis://:hunter2-pw@redis.example:6379/0' };
+    let message = '';
+    try { parseConfig(raw, {}); } catch (error) { message = (error as Error).message; }
+    expectConfigError(() => parseConfig(raw, {}), 'redis.url', /password in the config file is refused.*TRADEBOT_REDIS_URL_FILE/);
+    expect(message).not.toContain('hunter2');
+    raw['redis'] = { url: 'redis://user:pw2@redis.example:6379' };
+    expectConfigError(() => parseConfig(raw, {}), 'redis.url', /refused/);
+    raw['redis'] = { url: 'redis://redis.example:6379' }; // no password: fine in the file
+    expect(parseConfig(raw, {}).redis.url).toBe('redis://redis.example:6379');
+
+    const dir = mkdtempSync(join(tmpdir(), 'tb-redis-url-'));
+    const file = join(dir, 'redis-url');
+    writeFileSync(file, 'rediss://:s3cret-pw@redis.internal:6380/1\n', { mode: 0o600 });
+    const fromFile = parseConfig(minimal(), { TRADEBOT_REDIS_URL_FILE: file });
+    expect(fromFile.redis.url).toBe('rediss://:s3cret-pw@redis.internal:6380/1');
+    expectConfigError(() => parseConfig(minimal(), { TRADEBOT_REDIS_URL_FILE: file, TRADEBOT_REDIS_URL: 'redis://x:1' }), 'TRADEBOT_REDIS_URL_FILE', /not both/);
+    expectConfigError(() => parseConfig(minimal(), { TRADEBOT_REDIS_URL_FILE: join(dir, 'nope') }), 'TRADEBOT_REDIS_URL_FILE', /cannot be read: ENOENT/);
+  });
+
+  test('metrics listen on 127.0.0.1 unless configured otherwise (containers set 0.0.0.0)', () => {
+    expect(parseConfig(minimal(), {}).metrics.host).toBe('127.0.0.1');
+    expect(parseConfig(minimal(), { TRADEBOT_CONFIG__METRICS__HOST: '0.0.0.0' }).metrics.host).toBe('0.0.0.0');
+  });
+
   test('live mode without Redis refuses to start', () => {
     const raw: Record<string, unknown> = { ...minimal(), mode: 'live' };
     delete raw['paper'];

@@ -9,6 +9,17 @@ const yamlDoc = <T>(p: string) => parse(read(p)) as T;
 
 /** The daemon's graceful-shutdown delay (config shutdown.graceMs default). */
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * Peak RSS of the paper daemon (config/paper.yaml: 3 strategies, 2 markets) over a 10-minute run
+ * with Redis, bench/paper-soak.ts on Node 20 (docs/operations.md "Kubernetes" has the numbers).
+ */
+const MEASURED_RSS_MIB = { max: 218 };
+
+function mebibytes(q: string): number {
+  const m = /^(\d+)(Mi|Gi)$/.exec(q);
+  if (m === null) throw new Error(`memory quantity ${q}: use Mi or Gi`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+}
 const METRICS_PORT = 9464;
 
 type Obj = Record<string, any>;
@@ -19,13 +30,15 @@ describe('Kubernetes manifests', () => {
   const monitor = yamlDoc<Obj>('deploy/k8s/servicemonitor.yaml');
   const configMap = yamlDoc<Obj>('deploy/k8s/configmap.yaml');
   const secret = yamlDoc<Obj>('deploy/k8s/secret.example.yaml');
+  const pdb = yamlDoc<Obj>('deploy/k8s/poddisruptionbudget.yaml');
+  const netpol = yamlDoc<Obj>('deploy/k8s/networkpolicy.yaml');
   const pod = deployment['spec']['template']['spec'];
   const [container] = pod['containers'] as Obj[];
   if (container === undefined) throw new Error('no container');
   const metricsPort = (container['ports'] as Obj[]).find((p) => p['name'] === 'metrics');
 
   it('every file is a single well-formed document', () => {
-    for (const f of ['deployment', 'service', 'servicemonitor', 'configmap', 'secret.example']) {
+    for (const f of ['deployment', 'service', 'servicemonitor', 'configmap', 'secret.example', 'poddisruptionbudget', 'networkpolicy']) {
       const docs = parseAllDocuments(read(`deploy/k8s/${f}.yaml`));
       expect([f, docs.length, docs[0]?.errors]).toEqual([f, 1, []]);
     }
@@ -63,9 +76,32 @@ describe('Kubernetes manifests', () => {
     expect(sc['privileged']).not.toBe(true);
   });
 
-  it('sets resource requests and limits', () => {
+  it('sets resource requests and limits from the measured RSS (requests above it, limit with headroom, pm2 restarts at the same limit)', () => {
     const r = container['resources'];
     for (const k of ['requests', 'limits']) expect([k, r[k]?.['cpu'] !== undefined, r[k]?.['memory'] !== undefined]).toEqual([k, true, true]);
+    const request = mebibytes(r['requests']['memory']);
+    const limit = mebibytes(r['limits']['memory']);
+    expect(request).toBeGreaterThanOrEqual(MEASURED_RSS_MIB.max * 1.2);
+    expect(limit).toBeGreaterThanOrEqual(request * 1.5);
+    const { apps } = require(join(root, 'ecosystem.config.js')) as { apps: Obj[] };
+    expect(apps[0]?.['max_memory_restart']).toBe(`${limit}M`);
+  });
+
+  it('a PodDisruptionBudget keeps one pod through drains (two replicas) without letting an unhealthy pod block them', () => {
+    expect(pdb).toMatchObject({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', spec: { minAvailable: 1, unhealthyPodEvictionPolicy: 'AlwaysAllow' } });
+    expect(deployment['spec']['template']['metadata']['labels']).toMatchObject(pdb['spec']['selector']['matchLabels']);
+    expect(deployment['spec']['replicas']).toBeGreaterThan(pdb['spec']['minAvailable']);
+  });
+
+  it('a NetworkPolicy lets in only scrapes of the metrics port and out only DNS, Redis and HTTPS to public addresses', () => {
+    expect(netpol).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', spec: { policyTypes: ['Ingress', 'Egress'] } });
+    expect(deployment['spec']['template']['metadata']['labels']).toMatchObject(netpol['spec']['podSelector']['matchLabels']);
+    const ingress = netpol['spec']['ingress'] as Obj[];
+    expect(ingress.flatMap((i) => i['ports'])).toEqual([{ protocol: 'TCP', port: METRICS_PORT }]);
+    const egressPorts = (netpol['spec']['egress'] as Obj[]).flatMap((e) => (e['ports'] as Obj[]).map((p) => `${p['protocol']}/${p['port']}`)).sort();
+    expect(egressPorts).toEqual(['TCP/443', 'TCP/53', 'TCP/6379', 'TCP/6380', 'UDP/53']);
+    const https = (netpol['spec']['egress'] as Obj[]).find((e) => (e['ports'] as Obj[]).some((p) => p['port'] === 443));
+    expect(https?.['to'][0]['ipBlock']['except']).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
   });
 
   it('takes secrets from the Secret and config from the ConfigMap, never inline', () => {
@@ -104,10 +140,16 @@ describe('Dockerfile', () => {
   const final = instructions.filter((i) => i.stage === lastStage);
   const one = (keyword: string) => final.filter((i) => i.keyword === keyword);
 
-  it('is multi-stage on Node 20 slim, building in the first stage', () => {
+  it('is multi-stage on a pinned Node LTS release (full version tag, optional digest), building in the first stage', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const arg = instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='));
-    expect(arg?.args).toBe('NODE_IMAGE=node:20-bookworm-slim');
+    // Not a floating tag (node:26-slim, node:lts): an exact release, so a rebuild gets the same runtime.
+    const m = /^NODE_IMAGE=node:(\d+)\.(\d+)\.(\d+)-[a-z]+-slim(@sha256:[0-9a-f]{64})?$/.exec(arg?.args ?? '');
+    expect(m).not.toBeNull();
+    // An LTS line (even major) that is not past its end of life: 20 ended 2026-04-30, 22 ends 2027-04-30.
+    expect(Number(m![1]) % 2).toBe(0);
+    expect(Number(m![1])).toBeGreaterThanOrEqual(24);
+    for (const s of stages) expect(s.args).toMatch(/^\$\{NODE_IMAGE\} AS \w+$/);
     const build = instructions.filter((i) => i.stage === 0 && i.keyword === 'RUN').map((i) => i.args).join('\n');
     expect(build).toMatch(/npm ci/);
     expect(build).toMatch(/npm run build/);

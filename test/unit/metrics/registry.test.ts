@@ -94,9 +94,9 @@ describe('createMetrics', () => {
 
   it('starts 429 and nonce counters at zero so increase() sees the first event', async () => {
     const { registry } = fresh();
-    expect(await value(registry, 'tradebot_exchange_rate_limited_total', { endpoint: 'stopLimit' })).toBe(0);
-    expect(await value(registry, 'tradebot_exchange_nonce_rejections_total', { endpoint: 'stopLimit' })).toBe(0);
-    expect(await value(registry, 'tradebot_exchange_nonce_rejections_total', { endpoint: 'kline' })).toBeUndefined();
+    expect(await value(registry, 'tradebot_exchange_rate_limited_total', { api_endpoint: 'stopLimit' })).toBe(0);
+    expect(await value(registry, 'tradebot_exchange_nonce_rejections_total', { api_endpoint: 'stopLimit' })).toBe(0);
+    expect(await value(registry, 'tradebot_exchange_nonce_rejections_total', { api_endpoint: 'kline' })).toBeUndefined();
   });
 });
 
@@ -115,10 +115,10 @@ describe('exchange request outcomes', () => {
     recordExchangeRequest(metrics, 'stopLimit', 0.12);
     recordExchangeRequest(metrics, 'stopLimit', 0.3, new RateLimitedError('429'));
     recordExchangeRequest(metrics, 'stopLimit', 0.3, new RateLimitedError('429', { nonce: true }));
-    expect(await value(registry, 'tradebot_exchange_requests_total', { endpoint: 'stopLimit', outcome: 'ok' })).toBe(1);
-    expect(await value(registry, 'tradebot_exchange_rate_limited_total', { endpoint: 'stopLimit' })).toBe(1);
-    expect(await value(registry, 'tradebot_exchange_nonce_rejections_total', { endpoint: 'stopLimit' })).toBe(1);
+    expect(await value(registry, 'tradebot_exchange_requests_total', { api_endpoint: 'stopLimit', outcome: 'ok' })).toBe(1);
+    expect(await value(registry, 'tradebot_exchange_rate_limited_total', { api_endpoint: 'stopLimit' })).toBe(1);
+    expect(await value(registry, 'tradebot_exchange_nonce_rejections_total', { api_endpoint: 'stopLimit' })).toBe(1);
     const text = await registry.metrics();
-    expect(text).toContain('tradebot_exchange_request_duration_seconds_count{endpoint="stopLimit"} 3');
+    expect(text).toContain('tradebot_exchange_request_duration_seconds_count{api_endpoint="stopLimit"} 3');
   });
 });
