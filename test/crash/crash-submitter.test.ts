@@ -9,7 +9,8 @@ import { compareJournalWithSim } from '../integration/execution/invariants';
 import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-context';
 import { startCountingProxy, type CountingProxy } from './counting-proxy';
 
-jest.setTimeout(120_000);
+// Twenty restarts, each reconciling up to 200 orders that fill meanwhile: minutes on a loaded machine.
+jest.setTimeout(300_000);
 
 const API_KEY = 'crash-key';
 const API_SECRET = 'crash-secret';

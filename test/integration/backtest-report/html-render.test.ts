@@ -168,7 +168,10 @@ function resolveBinary(command: string): string {
   test('a real backtest: failure banner, orders explained, trades with reasons and duration, settings with hashes; nothing scrolls sideways', async () => {
     const data = await loadBacktestData([{ market: 'BTC_USDT', file: 'test/fixtures/backtest/btc_usdt-1m-binance-2021-09-29.csv' }]);
     const runs = {
-      clean: await runBacktest({ strategy: 'rsi-reversion', interval: '5m', params: { oversold: 40 }, balances: { USDT: new Decimal(10_000) } }, data),
+      // rsi-reversion exits with OCOs: their margin comes from the collateral account, funded explicitly.
+      clean: await runBacktest({
+        strategy: 'rsi-reversion', interval: '5m', params: { oversold: 40 }, balances: { USDT: new Decimal(10_000) }, collateralBalances: { USDT: new Decimal(10_000) },
+      }, data),
       thrower: await runBacktest({ strategy: 'thrower', strategiesDir: 'test/fixtures/backtest-strategies', balances: { USDT: new Decimal(10_000) } }, data),
       denied: await runBacktest({ strategy: 'denied-buyer', strategiesDir: 'test/fixtures/backtest-strategies', balances: { USDT: new Decimal(10_000), BTC: new Decimal('0.01') } }, data),
     };

@@ -106,9 +106,10 @@ function sentId(stamped: ReturnType<typeof stopLimit>): string {
   return deriveClientOrderId({ strategy: stamped.strategy, market: MARKET, candleTime: stamped.candleTime, tag: undefined, leg: 'o' });
 }
 
-/** Waits out the in-flight window, then settles and reconciles until nothing is waiting. */
+/** Waits out the in-flight window (keeping the leases), then settles and reconciles until nothing is waiting. */
 async function settle(): Promise<void> {
   await sleep(800 + 500);
+  await r.keeper.tick(); // the harness lease lives 5 s: this test runs longer
   for (let i = 0; i < 20; i++) {
     const counts = await r.execution.settler.settleAll();
     if (counts.waiting === 0) break;

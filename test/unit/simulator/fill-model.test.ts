@@ -191,7 +191,7 @@ describe('gaps: what a jump crosses acts at the first price that traded beyond i
     // 42445 and 42446 never traded: the market went from 42450.25 straight to 42442.0 two hours later.
     expect([stop.status, stop.dealMoney.toString(), bid.status, bid.dealMoney.toString()]).toEqual(['FILLED', '424.42', 'FILLED', '424.42']);
     expect(engine.deals(KEY).map((d) => [d.price.toString(), d.time])).toEqual([['42442', 1632906060], ['42442', 1632906060]]);
-  });
+  }, 30_000); // reads a month of 1m candles
 });
 
 describe('parseFillModel', () => {
