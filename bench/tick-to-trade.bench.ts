@@ -3,7 +3,7 @@ import pino from 'pino';
 import { CandleFlow } from '../src/app/candle-flow';
 import { OpenOrderBook } from '../src/app/open-order-book';
 import { RiskGate } from '../src/execution/risk-gate';
-import { riskLimitsFromConfig } from '../src/app/risk-wiring';
+import { riskLimitsFromConfig } from '../src/config/risk-limits';
 import { SystemClock } from '../src/core/clock';
 import type { Candle } from '../src/domain/candle';
 import { Decimal } from '../src/domain/decimal';

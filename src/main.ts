@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { buildProgram } from './cli/program';
 
-buildProgram()
+buildProgram(process.argv)
   .parseAsync(process.argv)
   .catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

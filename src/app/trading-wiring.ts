@@ -14,7 +14,7 @@ import { MeteredOrderStore } from './metered-order-store';
 import { OpenOrderBook } from './open-order-book';
 import { PnlTracker } from './pnl-tracker';
 import { PositionMetrics } from './position-metrics';
-import { riskLimitsFromConfig } from './risk-wiring';
+import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
 import { TradingStateControl } from './trading-state-control';
 

@@ -1,7 +1,8 @@
 import { isInterval, type Interval } from '../domain/candle';
 import { Decimal, parseDecimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
-import type { RiskLimits } from '../risk/risk-limits';
+import type { RiskSection } from '../config/risk-limits';
+import { riskSection } from '../config/schema';
 
 /**
  * Parsing of the backtest / download command-line values. Each throws BacktestInputError naming the
@@ -46,22 +47,19 @@ export function parseJsonObject(text: string, option: string): Record<string, un
   return value as Record<string, unknown>;
 }
 
-const DECIMAL_LIMITS = ['maxOrderNotional', 'maxMarketNotional', 'priceBand', 'feeMargin', 'dailyLossLimit'] as const;
-
 /**
- * `--risk '{"dailyLossLimit":"200","priceBand":"0.05","maxOpenOrdersPerStrategy":2}'`: the RiskLimits
- * of the config, money as decimal strings. Unknown keys are refused (a typo must not silently disable a limit).
+ * `--risk '{"dailyLossLimit":"200","defaults":{"priceBand":"0.05"}}'`: the daemon's `risk` config
+ * section (same names, same defaults such as the fee margin, same checks: an unknown key is refused,
+ * as a typo must not silently disable a limit).
  */
-export function parseRiskLimits(text: string): RiskLimits {
-  const raw = parseJsonObject(text, '--risk');
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if ((DECIMAL_LIMITS as readonly string[]).includes(key)) out[key] = parseDecimal(value, `--risk ${key}`);
-    else if (key === 'maxOpenOrdersPerStrategy' && Number.isInteger(value) && (value as number) >= 0) out[key] = value;
-    else if (key === 'checkBalance' && typeof value === 'boolean') out[key] = value;
-    else throw new BacktestInputError(`--risk: unknown or invalid limit "${key}"`, { field: 'risk' });
+export function parseRiskOption(text: string | undefined): RiskSection {
+  const parsed = riskSection.safeParse(text === undefined ? {} : parseJsonObject(text, '--risk'));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || '(risk)';
+    throw new BacktestInputError(`--risk: ${where}: ${issue?.message ?? 'invalid'} (the keys of the config's risk section: ${Object.keys(riskSection.shape).join(', ')})`, { field: 'risk', path: where });
   }
-  return out as RiskLimits;
+  return parsed.data;
 }
 
 export function decimalRecordToText(record: Readonly<Record<string, Decimal>>): Record<string, string> {

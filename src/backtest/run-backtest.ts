@@ -2,14 +2,20 @@ import * as path from 'node:path';
 import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
-import type { RiskLimits } from '../risk/risk-limits';
+import { riskLimitsFromConfig, type RiskSection } from '../config/risk-limits';
+import { STRATEGY_DEFAULTS } from '../config/defaults';
+import type { StrategyLogger } from '../strategy/strategy';
 import { simMarketInfo } from '../simulator/sim-markets';
 import { prepareStrategy, type LoadedStrategy } from '../strategy/prepare-strategy';
 import { findStrategy, type FoundStrategy } from '../strategy/strategy-loader';
-import { inferInterval, loadMarketData, type DataSpec, type MarketCandles } from './data/market-data';
+import { inferInterval, loadMarketData, sliceByTime, type DataSpec, type MarketCandles } from './data/market-data';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
-import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket } from './report';
+import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket, type RunContext } from './report';
+import { parseRiskOption } from './options';
+import { summariseOrders } from './replay/order-outcomes';
+import { strategyFailed } from './replay/strategy-health';
+import { runAssumptions, runSettings } from './run-context';
 
 export interface BacktestSpec {
   /** Strategy name (its `name`, not the file name). */
@@ -21,7 +27,8 @@ export interface BacktestSpec {
   /** The strategy's candle interval; default the strategy's own. */
   readonly interval?: Interval | undefined;
   readonly balances: Readonly<Record<string, Decimal>>;
-  readonly risk?: RiskLimits | undefined;
+  /** The daemon's `risk` config section (parseRiskOption); default: the daemon's defaults. */
+  readonly risk?: RiskSection | undefined;
   /** Which balance OCOs use (SimEngineOptions.collateral); default 'separate', as the live exchange. */
   readonly collateral?: CollateralMode | undefined;
 }
@@ -30,6 +37,22 @@ export interface BacktestSpec {
 export interface BacktestData {
   readonly markets: readonly MarketCandles[];
   readonly dataInterval: Interval;
+  /** The range asked for (Unix s), when one was. */
+  readonly from?: number | undefined;
+  readonly to?: number | undefined;
+  /**
+   * Unix s where trading starts; the candles before it only warm the strategy up (their intents are
+   * dropped, as the daemon's warm-up) and are left out of the report. Default: the first candle.
+   */
+  readonly tradeFrom?: number | undefined;
+}
+
+/** What a run may do besides computing: where `ctx.log` goes. */
+export interface BacktestRunOptions {
+  /** Builds the logger behind `ctx.log` from the run's simulated clock; default: nowhere. */
+  readonly log?: ((nowMs: () => number) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
+  /** The file the log goes to, named in the report. */
+  readonly logFile?: string | undefined;
 }
 
 export interface BacktestOutcome {
@@ -43,7 +66,15 @@ export async function loadBacktestData(specs: readonly DataSpec[], range: { from
   const markets = await loadMarketData(specs, range);
   const intervals = [...new Set(markets.map((m) => inferInterval(m.candles, m.market)))];
   if (intervals.length !== 1) throw new BacktestInputError(`the data files have different intervals (${intervals.join(', ')})`, { field: 'data' });
-  return { markets, dataInterval: intervals[0] as Interval };
+  return { markets, dataInterval: intervals[0] as Interval, from: range.from, to: range.to };
+}
+
+/** The candles of `data` with from <= time < to (a walk-forward window); times are sorted, so two binary searches per market. */
+export function sliceBacktestData(data: BacktestData, from: number | undefined, to: number | undefined, tradeFrom?: number): BacktestData {
+  const markets = data.markets.map((m) => ({ ...m, candles: sliceByTime(m.candles, from, to) }));
+  const empty = markets.find((m) => sliceByTime(m.candles, tradeFrom).length === 0);
+  if (empty !== undefined) throw new BacktestInputError(`${empty.market}: no candles between ${tradeFrom ?? from ?? '-'} and ${to ?? '-'}`, { field: 'data', market: empty.market });
+  return { markets, dataInterval: data.dataInterval, from: tradeFrom ?? from, to, tradeFrom };
 }
 
 /**
@@ -76,23 +107,43 @@ export function findNamedStrategy(spec: BacktestSpec, markets: readonly string[]
 export type StrategyCache = Map<string, FoundStrategy>;
 
 /** Runs one backtest in memory and analyses it (no files written). */
-export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?: StrategyCache): Promise<BacktestOutcome> {
-  const strategy = loadNamedStrategy(spec, data.markets.map((m) => m.market), cache);
+export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?: StrategyCache, options: BacktestRunOptions = {}): Promise<BacktestOutcome> {
+  const found = findNamedStrategy(spec, data.markets.map((m) => m.market), cache);
+  const strategy = found.strategy;
   const infos = data.markets.map((m) => simMarketInfo(m.market));
   const quotes = [...new Set(infos.map((i) => i.money))];
   if (quotes.length !== 1) throw new BacktestInputError(`all markets must share one quote currency, got ${quotes.join(', ')}`, { field: 'data' });
+  const risk = spec.risk ?? parseRiskOption(undefined);
+  const strategyRules = { timeBudgetMs: STRATEGY_DEFAULTS.timeBudgetMs, maxConsecutiveFailures: STRATEGY_DEFAULTS.maxConsecutiveFailures };
+  const collateral = spec.collateral ?? 'separate';
   const replay = await new BacktestReplay({
     strategies: [strategy],
     markets: data.markets.map((m, i) => ({ info: infos[i]!, candles: m.candles })),
     dataInterval: data.dataInterval,
     balances: spec.balances,
-    risk: spec.risk,
-    collateral: spec.collateral,
+    risk: riskLimitsFromConfig(risk),
+    collateral,
+    strategyRules,
+    log: options.log,
+    tradeFrom: data.tradeFrom,
   }).run();
-  const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, m.candles]));
+  const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, data.tradeFrom === undefined ? m.candles : sliceByTime(m.candles, data.tradeFrom)]));
   const quoteCurrency = quotes[0] as string;
   const equity = buildEquityCurve(replay.fills, candles, spec.balances, quoteCurrency, data.dataInterval);
-  const title = `${strategy.name} ${strategy.interval} on ${data.markets.map((m) => m.market).join(', ')} ${JSON.stringify(strategy.params)}`;
-  const result = analyseBacktest({ fills: replay.fills, candles, startBalances: spec.balances, quoteCurrency, interval: data.dataInterval, equity, title });
+  const title = `${strategy.name} ${strategy.interval} on ${data.markets.map((m) => m.market).join(', ')} ${JSON.stringify(strategy.params).replace(/,"/g, ', "')}`;
+  const settingsInput = {
+    found, dataInterval: data.dataInterval, from: data.from, to: data.to, balances: spec.balances, markets: infos, collateral, risk, strategyRules,
+    data: data.markets.map((m) => ({ market: m.market, file: m.file ?? '(in memory)', sha256: m.sha256 ?? '', candles: (candles[m.market] ?? []).length })),
+  };
+  const context: RunContext = {
+    settings: runSettings(settingsInput), health: replay.health, orders: summariseOrders(replay.orders),
+    assumptions: runAssumptions(settingsInput), logFile: options.logFile,
+  };
+  const result = analyseBacktest({ fills: replay.fills, candles, startBalances: spec.balances, quoteCurrency, interval: data.dataInterval, equity, title, context });
   return { strategy, replay, result };
+}
+
+/** True when a strategy of the run failed, overran its budget or was paused: the CLI then exits non-zero. */
+export function runFailed(outcome: BacktestOutcome): boolean {
+  return outcome.replay.health.some(strategyFailed);
 }

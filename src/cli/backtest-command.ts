@@ -1,13 +1,10 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { BacktestInputError, TradebotError } from '../domain/errors';
-import { parseDataSpec } from '../backtest/data/market-data';
-import { decimalRecordToText, parseBalances, parseIntervalOption, parseJsonObject, parseRiskLimits, parseTime } from '../backtest/options';
-import { writeReport } from '../backtest/report';
-import { loadBacktestData, runBacktest, type BacktestSpec } from '../backtest/run-backtest';
+import { parseDataSpec, type DataSpec } from '../backtest/data/market-data';
+import { parseBalances, parseIntervalOption, parseJsonObject, parseRiskOption, parseTime } from '../backtest/options';
+import type { BacktestSpec } from '../backtest/run-backtest';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
-import { formatSweepTable, rankResults, runSweep } from '../backtest/sweep/run-sweep';
-import { formatSummary } from '../backtest/summary';
 
 export interface BacktestCliOptions {
   strategy: string;
@@ -21,15 +18,20 @@ export interface BacktestCliOptions {
   strategies: string;
   risk?: string;
   sweep?: string;
-  rankBy: string;
+  rankBy?: string;
   workers?: string;
   collateral?: string;
+  allowStrategyErrors?: boolean;
+  walkForward?: string;
 }
 
 /**
  * `tradebot backtest`: one strategy over recorded candles through the same host, risk checks,
- * rounding and fill model as paper trading (no HTTP, no Redis), then report.json + report.html.
- * With `--sweep` it runs a parameter grid on worker threads and prints a ranked table instead.
+ * rounding and fill model as paper trading (no HTTP, no Redis), then report.json + report.html +
+ * backtest.log (ctx.log). With `--sweep` it runs a parameter grid on worker threads and writes a
+ * ranked table; with `--walk-forward` it sweeps each train window and runs the best parameters on
+ * the next test window. Exits 1 on bad input, and when the strategy failed during the run unless
+ * `--allow-strategy-errors`.
  */
 export function registerBacktestCommand(program: Command): void {
   program
@@ -39,19 +41,22 @@ export function registerBacktestCommand(program: Command): void {
     .requiredOption('--data <market=file>', 'candle CSV of a market, e.g. BTC_USDT=btc.csv (repeatable)', collect, [])
     .option('--from <time>', 'first candle (Unix seconds or ISO date, UTC)')
     .option('--to <time>', 'end, exclusive (Unix seconds or ISO date, UTC)')
-    .option('--params <json>', 'strategy parameter overrides, a JSON object')
+    .option('--params <json>', 'strategy parameter overrides, a JSON object (unknown names are refused)')
     .option('--balance <cur=amount>', 'starting balance (repeatable)', collect, [])
     .option('--interval <interval>', "the strategy's candle interval (default: the strategy's own)")
-    .option('--out <dir>', 'report directory', 'backtest-report')
+    .option('--out <dir>', 'report directory (report.json, report.html, backtest.log; sweep.json/.csv; walk-forward.json/.html)', 'backtest-report')
     .option('--strategies <dir>', 'strategy module folder', 'strategies')
-    .option('--risk <json>', 'risk limits, e.g. {"dailyLossLimit":"200","priceBand":"0.05"}')
+    .option('--risk <json>', 'the daemon\'s risk config section, e.g. {"dailyLossLimit":"200","defaults":{"priceBand":"0.05"}}')
     .option('--sweep <json>', 'parameter grid, e.g. {"fast":[5,10,20],"slow":[30,50]}')
-    .option('--rank-by <metric>', 'sweep ranking metric (report metric name)', 'netPnl')
+    .option('--rank-by <metric>', 'sweep ranking metric, a report metric name (default netPnl)')
     .option('--workers <n>', 'sweep worker threads (default: number of cores; 0 = in this thread)')
+    .option('--walk-forward <json>', 'walk-forward windows with --sweep, e.g. {"train":"14d","test":"7d"} (step: test)')
     .option('--collateral <mode>', "which balance OCOs use: 'separate' (margin on the collateral balance, as live) or 'unified' (OCO legs trade the trading balance)", 'separate')
+    .option('--allow-strategy-errors', 'exit 0 even when the strategy threw, returned invalid intents, overran its time budget or was paused')
     .action(async (opts: BacktestCliOptions) => {
       try {
-        await runBacktestCommand(opts);
+        const failed = await runBacktestCommand(opts);
+        if (failed) process.exitCode = 1;
       } catch (err) {
         process.stderr.write(`${err instanceof TradebotError ? `${err.code}: ` : ''}${err instanceof Error ? err.message : String(err)}\n`);
         process.exitCode = 1;
@@ -73,45 +78,46 @@ export function parseCollateral(value: string | undefined): CollateralMode {
 /** The single-run spec the options describe (parameters, balances, risk limits, collateral mode). */
 export function backtestSpecOf(opts: BacktestCliOptions): BacktestSpec {
   return {
-    strategy: opts.strategy, strategiesDir: opts.strategies,
+    strategy: opts.strategy, strategiesDir: path.resolve(opts.strategies),
     params: opts.params === undefined ? {} : parseJsonObject(opts.params, '--params'),
     interval: opts.interval === undefined ? undefined : parseIntervalOption(opts.interval, '--interval'),
     balances: parseBalances(opts.balance.length > 0 ? opts.balance : ['USDT=10000']),
-    risk: opts.risk === undefined ? undefined : parseRiskLimits(opts.risk),
+    risk: parseRiskOption(opts.risk),
     collateral: parseCollateral(opts.collateral),
   };
 }
 
-async function runBacktestCommand(opts: BacktestCliOptions): Promise<void> {
-  const collateral = parseCollateral(opts.collateral);
-  const data = opts.data.map(parseDataSpec);
-  const from = opts.from === undefined ? undefined : parseTime(opts.from, '--from');
-  const to = opts.to === undefined ? undefined : parseTime(opts.to, '--to');
-  const balances = parseBalances(opts.balance.length > 0 ? opts.balance : ['USDT=10000']);
-  const interval = opts.interval === undefined ? undefined : parseIntervalOption(opts.interval, '--interval');
-  const params = opts.params === undefined ? {} : parseJsonObject(opts.params, '--params');
-  // Parsed here too so a bad --risk fails before a sweep starts its workers.
-  if (opts.risk !== undefined) parseRiskLimits(opts.risk);
+/** Every option checked before any data is read or worker started. */
+export interface BacktestRequest {
+  readonly spec: BacktestSpec;
+  readonly data: readonly DataSpec[];
+  readonly from: number | undefined;
+  readonly to: number | undefined;
+  readonly out: string;
+  readonly allowStrategyErrors: boolean;
+}
 
-  if (opts.sweep !== undefined) {
-    const grid = parseJsonObject(opts.sweep, '--sweep');
-    const workers = opts.workers === undefined ? undefined : Number(opts.workers);
-    const setup = {
-      strategy: opts.strategy, strategiesDir: path.resolve(opts.strategies), interval, data, from, to,
-      balances: decimalRecordToText(balances), risk: opts.risk, baseParams: params, collateral,
-    };
-    const progress = !process.stderr.isTTY ? undefined : (_r: unknown, done: number, total: number) => {
-      process.stderr.write(`\r${done}/${total} runs`);
-      if (done === total) process.stderr.write('\n');
-    };
-    const results = await runSweep(setup, grid, { workers, onResult: progress });
-    process.stdout.write(formatSweepTable(rankResults(results, opts.rankBy), opts.rankBy));
-    if (results.some((r) => r.error !== undefined)) process.exitCode = 1;
-    return;
+export function backtestRequestOf(opts: BacktestCliOptions): BacktestRequest {
+  return {
+    spec: backtestSpecOf(opts),
+    data: opts.data.map(parseDataSpec),
+    from: opts.from === undefined ? undefined : parseTime(opts.from, '--from'),
+    to: opts.to === undefined ? undefined : parseTime(opts.to, '--to'),
+    out: opts.out,
+    allowStrategyErrors: opts.allowStrategyErrors === true,
+  };
+}
+
+/** Runs what the options ask for; true when the run failed (the strategy failed, a sweep run errored). */
+async function runBacktestCommand(opts: BacktestCliOptions): Promise<boolean> {
+  const request = backtestRequestOf(opts);
+  if (opts.walkForward !== undefined || opts.sweep !== undefined) {
+    const { runSweepCommand } = require('./backtest-sweep-command') as typeof import('./backtest-sweep-command');
+    return runSweepCommand(request, opts);
   }
-
-  const loaded = await loadBacktestData(data, { from, to });
-  const outcome = await runBacktest(backtestSpecOf(opts), loaded);
-  const files = await writeReport(opts.out, outcome.result);
-  process.stdout.write(formatSummary(outcome, files));
+  if (opts.workers !== undefined || opts.rankBy !== undefined) {
+    throw new BacktestInputError('--workers and --rank-by only apply to --sweep / --walk-forward', { field: opts.workers !== undefined ? 'workers' : 'rank-by' });
+  }
+  const { runSingleBacktest } = require('./backtest-single-command') as typeof import('./backtest-single-command');
+  return runSingleBacktest(request);
 }

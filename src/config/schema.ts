@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
+import { RISK_DEFAULTS, STRATEGY_DEFAULTS } from './defaults';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -24,6 +25,21 @@ const riskLimits = z.strictObject({
   /** Allowed distance of a price from the last price, as a ratio (0.05 = 5 %). */
   priceBand: decimalString.optional(),
 });
+
+/**
+ * The `risk` section. Exported because `tradebot backtest --risk` takes the same JSON (same names,
+ * same defaults, same errors), so a backtest runs under the limits the daemon would apply.
+ */
+export const riskSection = z
+  .strictObject({
+    initialState: z.enum(['active', 'halted', 'reducing']).default(RISK_DEFAULTS.initialState),
+    defaults: riskLimits.prefault({}),
+    markets: z.record(market, riskLimits).default({}),
+    /** Realised loss in the quote currency per UTC day after which new entries stop. */
+    dailyLossLimit: decimalString.optional(),
+    /** Fee margin added to balance checks, as a ratio. */
+    feeMargin: decimalString.default(RISK_DEFAULTS.feeMargin),
+  });
 
 export const configSchema = z.strictObject({
   mode: z.enum(['paper', 'live']),
@@ -72,9 +88,9 @@ export const configSchema = z.strictObject({
     .strictObject({
       dir: z.string().default('strategies'),
       /** Time budget of one onCandle call. */
-      timeBudgetMs: positiveInt.default(250),
+      timeBudgetMs: positiveInt.default(STRATEGY_DEFAULTS.timeBudgetMs),
       /** Consecutive failures after which a strategy is paused. */
-      maxConsecutiveFailures: positiveInt.default(5),
+      maxConsecutiveFailures: positiveInt.default(STRATEGY_DEFAULTS.maxConsecutiveFailures),
       enabled: z
         .array(
           z.strictObject({
@@ -86,17 +102,7 @@ export const configSchema = z.strictObject({
         )
         .min(1, 'enable at least one strategy'),
     }),
-  risk: z
-    .strictObject({
-      initialState: z.enum(['active', 'halted', 'reducing']).default('active'),
-      defaults: riskLimits.prefault({}),
-      markets: z.record(market, riskLimits).default({}),
-      /** Realised loss in the quote currency per UTC day after which new entries stop. */
-      dailyLossLimit: decimalString.optional(),
-      /** Fee margin added to balance checks, as a ratio. */
-      feeMargin: decimalString.default('0.002'),
-    })
-    .prefault({}),
+  risk: riskSection.prefault({}),
   killSwitch: z
     .strictObject({
       enabled: z.boolean().default(false),

@@ -18,6 +18,8 @@ export interface LoggerOptions {
   readonly destination?: DestinationStream;
   /** Fields written on every line, e.g. `{ mode: 'live' }`. */
   readonly base?: Readonly<Record<string, unknown>>;
+  /** The clock of `time` in ms (a backtest stamps lines with its simulated time); default the wall clock. */
+  readonly time?: () => number;
 }
 
 /**
@@ -48,7 +50,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level: options.level ?? 'info',
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     // ISO time reads better in `kubectl logs` and costs little next to the network calls we log.
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: options.time === undefined ? pino.stdTimeFunctions.isoTime : simulatedIsoTime(options.time),
     // Level names instead of numbers: log shippers (Loki, CloudWatch) filter on them directly.
     formatters: { level: (label) => ({ level: label }), log: (obj) => scrub(obj) },
     serializers: { err: pino.stdSerializers.err },
@@ -65,6 +67,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     return pino(pinoOptions, stream);
   }
   return options.destination === undefined ? pino(pinoOptions) : pino(pinoOptions, options.destination);
+}
+
+function simulatedIsoTime(nowMs: () => number): () => string {
+  return () => `,"time":"${new Date(nowMs()).toISOString()}"`;
 }
 
 /** A child logger tagged with the component name (`executor`, `candle-poller`, `metrics-server`). */

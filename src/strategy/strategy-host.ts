@@ -3,6 +3,7 @@ import type { Balances, MarketInfo, MarketName } from '../domain/market';
 import type { Intent } from '../domain/intent';
 import type { Clock } from '../core/clock';
 import { StrategyFailedError } from '../domain/errors';
+import { STRATEGY_DEFAULTS } from '../config/defaults';
 import { CandleRing } from './candle-series';
 import { indicators } from './indicators';
 import { validateIntents, type StampedIntent } from './intent-validation';
@@ -48,9 +49,16 @@ export interface StrategyHostOptions {
   readonly events?: StrategyHostEvents | undefined;
   /** Base logger; each (strategy, market) gets `child({ strategy, market })` when available. */
   readonly logger?: (StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
-  /** Per onCandle call; default 250. Infinity disables timing (backtests: results must not depend on machine speed). */
+  /** Per onCandle call; default STRATEGY_DEFAULTS.timeBudgetMs (250). Infinity disables timing. */
   readonly timeBudgetMs?: number | undefined;
-  /** Consecutive failures (throw, overrun, invalid intents) that pause a strategy; default 3. */
+  /**
+   * What an onCandle call over the budget does. 'drop' (default, live): it is a failure and its
+   * intents are dropped (the market moved on). 'count' (backtests): it is counted (stats.overruns,
+   * onOverrun) and its intents are kept, so results never depend on the machine's speed; no timer
+   * cuts an async call short.
+   */
+  readonly overrunPolicy?: 'drop' | 'count' | undefined;
+  /** Consecutive failures (throw, overrun, invalid intents) that pause a strategy; default STRATEGY_DEFAULTS.maxConsecutiveFailures (5). */
   readonly maxConsecutiveFailures?: number | undefined;
   /** Monotonic ms for measuring the budget; default performance.now. */
   readonly stopwatch?: (() => number) | undefined;
@@ -129,6 +137,7 @@ export class StrategyHost {
   private readonly view: StrategyHostView;
   private readonly events: StrategyHostEvents;
   private readonly budgetMs: number;
+  private readonly dropOverruns: boolean;
   private readonly maxFailures: number;
   private readonly stopwatch: () => number;
   private readonly timers: HostTimers;
@@ -139,8 +148,9 @@ export class StrategyHost {
     this.clock = opts.clock;
     this.view = opts.view ?? {};
     this.events = opts.events ?? {};
-    this.budgetMs = opts.timeBudgetMs ?? 250;
-    this.maxFailures = opts.maxConsecutiveFailures ?? 3;
+    this.budgetMs = opts.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;
+    this.dropOverruns = opts.overrunPolicy !== 'count';
+    this.maxFailures = opts.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
     this.stopwatch = opts.stopwatch ?? (() => performance.now());
     this.timers = opts.timers ?? DEFAULT_TIMERS;
     this.timed = this.budgetMs !== Number.POSITIVE_INFINITY || this.events.onDuration !== undefined;
@@ -288,7 +298,10 @@ export class StrategyHost {
     if (timed) {
       const elapsed = this.stopwatch() - started;
       this.duration(slot, elapsed);
-      if (elapsed > this.budgetMs) return this.overrun(slot, candle, elapsed);
+      if (elapsed > this.budgetMs) {
+        if (this.dropOverruns) return this.overrun(slot, candle, elapsed);
+        this.countOverrun(slot, candle, elapsed);
+      }
     }
     return this.accept(slot, candle, raw);
   }
@@ -298,11 +311,16 @@ export class StrategyHost {
   }
 
   private settleAsync(slot: Slot, candle: Candle, raw: Promise<unknown>, started: number): Promise<Result> {
-    if (this.budgetMs === Number.POSITIVE_INFINITY) {
+    if (this.budgetMs === Number.POSITIVE_INFINITY || !this.dropOverruns) {
       if (!this.timed) return raw.then((v) => this.accept(slot, candle, v), (err: unknown) => this.fail(slot, candle, 'threw', err));
+      const settled = (): void => {
+        const elapsed = this.stopwatch() - started;
+        this.duration(slot, elapsed);
+        if (elapsed > this.budgetMs) this.countOverrun(slot, candle, elapsed);
+      };
       return raw.then(
-        (v) => { this.duration(slot, this.stopwatch() - started); return this.accept(slot, candle, v); },
-        (err: unknown) => { this.duration(slot, this.stopwatch() - started); return this.fail(slot, candle, 'threw', err); },
+        (v) => { settled(); return this.accept(slot, candle, v); },
+        (err: unknown) => { settled(); return this.fail(slot, candle, 'threw', err); },
       );
     }
     let handle: unknown;
@@ -342,9 +360,13 @@ export class StrategyHost {
     return stamped;
   }
 
-  private overrun(slot: Slot, candle: Candle, elapsedMs: number): Result {
+  private countOverrun(slot: Slot, candle: Candle, elapsedMs: number): void {
     slot.runner.stats.overruns++;
     this.events.onOverrun?.({ strategy: slot.runner.loaded.name, market: slot.market, candleTime: candle.time, elapsedMs, budgetMs: this.budgetMs });
+  }
+
+  private overrun(slot: Slot, candle: Candle, elapsedMs: number): Result {
+    this.countOverrun(slot, candle, elapsedMs);
     // Intents computed too late are dropped: the market moved on and the next candle may be due.
     return this.fail(slot, candle, 'overrun', new Error(`onCandle took ${elapsedMs.toFixed(1)} ms, budget ${this.budgetMs} ms`));
   }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Candle, Interval } from '../../domain/candle';
 import { INTERVALS, intervalSeconds } from '../../domain/candle';
 import { BacktestInputError } from '../../domain/errors';
@@ -14,6 +16,9 @@ export interface DataSpec {
 export interface MarketCandles {
   readonly market: MarketName;
   readonly candles: readonly Candle[];
+  /** The file they came from and the SHA-256 of its content (the report identifies the data by it). */
+  readonly file?: string | undefined;
+  readonly sha256?: string | undefined;
 }
 
 /** Parses `BTC_USDT=data/btc.csv`; throws BacktestInputError naming the argument. */
@@ -27,19 +32,19 @@ export function parseDataSpec(text: string): DataSpec {
   return { market, file };
 }
 
-/** Rows with from <= time < to (either bound optional). The rows are sorted, so this is two binary searches. */
-export function sliceRows(rows: readonly CsvCandleRow[], from?: number, to?: number): readonly CsvCandleRow[] {
+/** Rows (or candles) with from <= time < to (either bound optional). They are sorted, so this is two binary searches. */
+export function sliceByTime<T extends { readonly time: number }>(rows: readonly T[], from?: number, to?: number): readonly T[] {
   const lo = from === undefined ? 0 : lowerBound(rows, from);
   const hi = to === undefined ? rows.length : lowerBound(rows, to);
   return rows.slice(lo, Math.max(lo, hi));
 }
 
-function lowerBound(rows: readonly CsvCandleRow[], time: number): number {
+function lowerBound(rows: readonly { readonly time: number }[], time: number): number {
   let lo = 0;
   let hi = rows.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((rows[mid] as CsvCandleRow).time < time) lo = mid + 1;
+    if ((rows[mid] as { time: number }).time < time) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -68,14 +73,16 @@ export async function loadMarketData(specs: readonly DataSpec[], range: { from?:
     if (seen.has(spec.market)) throw new BacktestInputError(`--data names ${spec.market} twice`, { field: 'data', market: spec.market });
     seen.add(spec.market);
     let rows: readonly CsvCandleRow[];
+    let sha256: string;
     try {
       rows = await loadCsvRows(spec.file);
+      sha256 = createHash('sha256').update(await readFile(spec.file)).digest('hex');
     } catch (err) {
       throw new BacktestInputError(`${spec.market}: cannot read ${spec.file}: ${(err as Error).message}`, { field: 'data', file: spec.file }, { cause: err });
     }
-    const candles = sliceRows(rows, range.from, range.to).map(rowToCandle);
+    const candles = sliceByTime(rows, range.from, range.to).map(rowToCandle);
     if (candles.length === 0) throw new BacktestInputError(`${spec.market}: no candles in ${spec.file} for the chosen range`, { field: 'data', file: spec.file });
-    out.push({ market: spec.market, candles });
+    out.push({ market: spec.market, candles, file: spec.file, sha256 });
   }
   // Deterministic market order, whatever the order of the arguments.
   return out.sort((a, b) => (a.market < b.market ? -1 : a.market > b.market ? 1 : 0));

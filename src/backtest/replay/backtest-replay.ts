@@ -9,6 +9,11 @@ import { SimEngine, type CollateralMode } from '../../simulator/engine/sim-engin
 import type { StampedIntent } from '../../strategy/intent-validation';
 import type { LoadedStrategy } from '../../strategy/prepare-strategy';
 import { StrategyHost, type StrategyStats } from '../../strategy/strategy-host';
+import type { StrategyLogger } from '../../strategy/strategy';
+import { STRATEGY_DEFAULTS } from '../../config/defaults';
+import { riskLimitsFromConfig } from '../../config/risk-limits';
+import { riskSection } from '../../config/schema';
+import { HealthRecorder, type StrategyHealth } from './strategy-health';
 import type { BacktestFill } from '../report';
 import { AccountView } from './account-view';
 import { CandleAggregator } from './candle-aggregator';
@@ -36,13 +41,32 @@ export interface ReplayInput {
    * and the spot stock stays) or 'unified' (OCO legs trade the trading balance like spot orders).
    */
   readonly collateral?: CollateralMode | undefined;
+  /**
+   * The daemon's strategy rules (config `strategies`): an onCandle call over `timeBudgetMs` is
+   * counted as an overrun (its intents are kept, so results do not depend on the machine), and
+   * `maxConsecutiveFailures` failures in a row pause the strategy for the rest of the run.
+   * Default STRATEGY_DEFAULTS, as the daemon.
+   */
+  readonly strategyRules?: { readonly timeBudgetMs?: number | undefined; readonly maxConsecutiveFailures?: number | undefined } | undefined;
+  /**
+   * Unix s before which intents are dropped, as the daemon drops those of its warm-up candles: the
+   * candles before it only warm the strategy up (a walk-forward test window starts warm). Default: none.
+   */
+  readonly tradeFrom?: number | undefined;
+  /** Builds the logger behind `ctx.log` (a child per strategy and market) from the replay's clock; default nowhere. */
+  readonly log?: ((nowMs: () => number) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
 }
+
+/** The risk limits of a backtest given none: the daemon's defaults (config `risk` with nothing set). */
+export const DEFAULT_RISK_LIMITS = riskLimitsFromConfig(riskSection.parse({}));
 
 export interface ReplayResult {
   readonly fills: readonly BacktestFill[];
   readonly orders: readonly OrderLogEntry[];
   readonly finalBalances: Readonly<Record<string, { available: Decimal; freeze: Decimal }>>;
   readonly stats: Readonly<Record<string, StrategyStats>>;
+  /** Per strategy: failures, overruns and pauses (StrategyHealth), in the order of `strategies`. */
+  readonly health: readonly StrategyHealth[];
   /** Data candles replayed (all markets). */
   readonly candleCount: number;
   /** Strategy candles handed to the host. */
@@ -75,13 +99,16 @@ export class BacktestReplay {
   private readonly clock = new ManualClock(0);
   private readonly engine: SimEngine;
   private readonly host: StrategyHost;
+  private readonly health: HealthRecorder;
   private readonly flow: OrderFlow;
   private readonly lanes: Lane[];
   private readonly dataSeconds: number;
+  private readonly tradeFrom: number;
   private strategyCandles = 0;
 
   constructor(input: ReplayInput) {
     this.dataSeconds = intervalSeconds(input.dataInterval);
+    this.tradeFrom = input.tradeFrom ?? Number.NEGATIVE_INFINITY;
     const infos = new Map(input.markets.map((m) => [m.info.name, m.info]));
     for (const s of input.strategies) {
       if (intervalSeconds(s.interval) < this.dataSeconds) {
@@ -96,7 +123,7 @@ export class BacktestReplay {
     this.engine.openAccount(API_KEY, { trading });
     const journal = new OrderJournal();
     const account = new AccountView(this.engine, API_KEY);
-    const risk = new RiskEngine({ limits: input.risk ?? {}, clock: this.clock });
+    const risk = new RiskEngine({ limits: input.risk ?? DEFAULT_RISK_LIMITS, clock: this.clock });
     const gate = new RiskGate(risk, {
       lastPrice: (m) => this.engine.lastPrice(m),
       balances: () => account.balances(),
@@ -107,8 +134,12 @@ export class BacktestReplay {
       pnl: new RealizedPnl(), onRealized: (amount, timeMs) => risk.recordRealizedPnl({ amount, timeMs }),
     });
     this.engine.onEvent((e) => this.flow.onEngineEvent(e));
+    const budgetMs = input.strategyRules?.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;
+    const pauseAfter = input.strategyRules?.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
+    this.health = new HealthRecorder(budgetMs, pauseAfter);
     this.host = new StrategyHost({
-      strategies: input.strategies, clock: this.clock, timeBudgetMs: Number.POSITIVE_INFINITY,
+      strategies: input.strategies, clock: this.clock, timeBudgetMs: budgetMs, overrunPolicy: 'count', maxConsecutiveFailures: pauseAfter,
+      events: this.health.events, logger: input.log?.(() => this.clock.nowMs()),
       view: { balances: () => account.balances(), openOrders: (s, m) => journal.openOf(s, m), marketInfo: (m) => infos.get(m) },
     });
     this.lanes = input.markets.map((m) => {
@@ -126,9 +157,10 @@ export class BacktestReplay {
     const count = this.lanes.length === 1 ? await this.runOne(this.lanes[0] as Lane) : await this.runMerged();
     const stats: Record<string, StrategyStats> = {};
     for (const name of this.host.strategyNames()) stats[name] = this.host.stats(name);
+    const health = this.host.strategyNames().map((name) => this.health.health(name, stats[name] as StrategyStats));
     const finalBalances: Record<string, { available: Decimal; freeze: Decimal }> = {};
     for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
-    return { fills: this.flow.fills, orders: this.flow.log, finalBalances, stats, candleCount: count, strategyCandles: this.strategyCandles };
+    return { fills: this.flow.fills, orders: this.flow.log, finalBalances, stats, health, candleCount: count, strategyCandles: this.strategyCandles };
   }
 
   /** Several markets: the data times merged, every market's candle at t applied before any strategy runs. */
@@ -213,6 +245,7 @@ export class BacktestReplay {
     this.strategyCandles++;
     this.clock.setMs(closeTime * 1000);
     const r = this.host.handleCandle(market, interval, candle);
+    if (closeTime < this.tradeFrom) return r instanceof Promise ? r.then(() => undefined) : undefined; // warm-up
     if (r instanceof Promise) return r.then((intents) => this.flow.submitAll(intents));
     if ((r as readonly StampedIntent[]).length > 0) this.flow.submitAll(r);
     return undefined;

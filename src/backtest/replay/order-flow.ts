@@ -31,8 +31,18 @@ export interface OrderLogEntry {
   readonly stopLimitPrice?: Decimal | undefined;
   /** placed / canceled: done; denied: a pre-trade rule (no order); rejected: the engine said no; existing: cancel of a finished order. */
   readonly outcome: 'placed' | 'canceled' | 'denied' | 'rejected' | 'existing';
+  /** denied: the pre-trade rule; rejected: the error code (TB_ERR_...). */
   readonly rule?: string | undefined;
+  /** Why, in words; for a rejection the venue's message with its field errors ("Inner validation failed: activation_price: ..."). */
   readonly reason?: string | undefined;
+  /** rejected: the venue's error code (exchange-api-extra §3), e.g. 152. */
+  readonly venueCode?: number | undefined;
+}
+
+/** A venue rejection in one line: its message and every field error, as the report explains it. */
+export function rejectionReason(err: ExchangeRejectedError): string {
+  const fields = Object.entries(err.fieldErrors).map(([field, texts]) => `${field}: ${texts.join(' ')}`);
+  return fields.length === 0 ? err.message : `${err.message}: ${fields.join('; ')}`;
 }
 
 export interface OrderFlowDeps {
@@ -91,9 +101,9 @@ export class OrderFlow {
     const cid = order.sentClientOrderId;
     const sent = order.intent;
     const stopLimitPrice = sent.kind === 'oco' ? sent.stopLimitPrice : undefined;
-    const logEntry = (outcome: 'placed' | 'rejected', rule?: string, reason?: string): OrderLogEntry => ({
+    const logEntry = (outcome: 'placed' | 'rejected', rule?: string, reason?: string, venueCode?: number): OrderLogEntry => ({
       time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind, side: intent.side,
-      clientOrderId: cid, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, stopLimitPrice, outcome, rule, reason,
+      clientOrderId: cid, amount: sent.amount, price: sent.price, activationPrice: sent.activationPrice, stopLimitPrice, outcome, rule, reason, venueCode,
     });
     const view = {
       clientOrderId: cid, strategy: stamped.strategy, market: intent.market, side: sent.side, kind: sent.kind,
@@ -117,7 +127,7 @@ export class OrderFlow {
       }
     } catch (err) {
       if (!(err instanceof ExchangeRejectedError)) throw err;
-      this.log[this.log.length - 1] = logEntry('rejected', err.code, err.message);
+      this.log[this.log.length - 1] = logEntry('rejected', err.code, rejectionReason(err), err.venueCode);
     }
     this.d.account.touch();
   }
@@ -140,6 +150,8 @@ export class OrderFlow {
       this.fills.push({
         time: deal.time, market: deal.market, side: deal.side, amount: deal.amount, price: deal.price, fee: deal.fee,
         clientOrderId: deal.clientOrderId, role: deal.role === 1 ? 'maker' : 'taker',
+        // Both OCO legs carry the OCO's client order id: the leg is told by its type (the stop-loss leg is the stop order).
+        orderKind: order.ocoId === undefined ? 'stop_limit' : order.activationPrice === undefined ? 'oco_take_profit' : 'oco_stop_loss',
       });
       const realized = this.d.pnl.onFill(deal.market, deal.side, deal.amount, deal.price, deal.fee, deal.deal);
       if (!realized.isZero()) this.d.onRealized(realized, deal.time * 1000);
@@ -149,9 +161,9 @@ export class OrderFlow {
 
   private cancel(stamped: StampedIntent, intent: CancelIntent): void {
     const time = this.now();
-    const entry = (outcome: OrderLogEntry['outcome'], rule?: string, reason?: string): OrderLogEntry => ({
+    const entry = (outcome: OrderLogEntry['outcome'], rule?: string, reason?: string, venueCode?: number): OrderLogEntry => ({
       time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: 'cancel',
-      clientOrderId: intent.clientOrderId, outcome, rule, reason,
+      clientOrderId: intent.clientOrderId, outcome, rule, reason, venueCode,
     });
     const status = this.d.journal.status(intent.clientOrderId, stamped.strategy, intent.market);
     if (status === 'unknown') {
@@ -169,7 +181,7 @@ export class OrderFlow {
       else this.d.engine.cancelOrder(this.d.apiKey, intent.market, ref);
     } catch (err) {
       if (!(err instanceof ExchangeRejectedError)) throw err;
-      this.log[this.log.length - 1] = entry('rejected', err.code, err.message);
+      this.log[this.log.length - 1] = entry('rejected', err.code, rejectionReason(err), err.venueCode);
     }
   }
 

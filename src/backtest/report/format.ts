@@ -28,3 +28,13 @@ export function formatAxisNumber(value: number, step: number): string {
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${value < 0 && Number(value.toFixed(decimals)) !== 0 ? '−' : ''}${grouped}${frac === undefined ? '' : `.${frac}`}`;
 }
+
+/** A duration for tables: `45m`, `3h 05m`, `2d 4h`. */
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null) return '–';
+  const m = Math.round(seconds / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h ${String(m % 60).padStart(2, '0')}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}

@@ -1,45 +1,22 @@
 import { intervalSeconds } from '../../domain/candle';
 import { escapeHtml } from './html-escape';
-import { formatMoney, formatPercent, formatRatio, formatTime } from './format';
+import { formatDuration, formatMoney, formatPercent, formatRatio, formatTime } from './format';
+import { healthBanner, healthSection, ordersSection, rulesSection, settingsSection } from './html-run-sections';
+import { PAGE_STYLE } from './html-style';
+import { openPositionsTable, tradesTable } from './html-trades';
 import { renderLineChart, type ChartMarker } from './svg-chart';
-import type { BacktestMetrics, BacktestResult, RoundTripTrade } from './types';
+import type { BacktestMetrics, BacktestResult } from './types';
 
-/** Rows of the trades table before it is cut (the full list is in report.json). */
-export const MAX_TRADE_ROWS = 1000;
-
-const STYLE = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d2433;background:#f6f7f9;margin:0}
-main{max-width:1100px;margin:0 auto;padding:20px 24px 48px}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
-.sub{color:#5b6475;margin:0 0 16px}
-table{border-collapse:collapse;background:#fff;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:5px 10px;border-bottom:1px solid #e3e6eb;text-align:right;white-space:nowrap}
-th:first-child,td:first-child{text-align:left}
-thead th{background:#eef0f4;position:sticky;top:0}
-.summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:0 24px}
-.pos{color:#137333}.neg{color:#b3261e}
-.note{color:#5b6475;font-style:italic;margin:6px 0}
-.chart{background:#fff;border:1px solid #e3e6eb;margin:0 0 12px}
-svg{display:block;width:100%;height:auto}
-svg .line{fill:none;stroke:#2563eb;stroke-width:1.4;stroke-linejoin:round}
-svg .grid{stroke:#eceef2;stroke-width:1}
-svg .axis{stroke:#9aa3b2;stroke-width:1}
-svg .tick{font-size:12px;fill:#4b5363}
-svg .axis-label{font-size:13px;fill:#1d2433}
-svg .marker{stroke-width:1.3}
-svg .marker.buy{fill:#16a34a;stroke:#16a34a}svg .marker.sell{fill:#dc2626;stroke:#dc2626}
-svg .marker.exit{fill:#fff}
-svg .marker.flip{stroke:#111827}
-svg .dense .marker{opacity:.75;stroke-width:1}
-.legend{display:flex;gap:18px;flex-wrap:wrap;color:#4b5363;font-size:13px;margin:4px 0 8px}
-.legend svg{display:inline-block;width:14px;height:12px;vertical-align:-1px;margin-right:4px}
-`;
+export { MAX_TRADE_ROWS } from './html-trades';
 
 /**
  * Renders the whole report as one self-contained HTML page: inline CSS, inline SVG charts drawn
- * here (no script, font or network request), every input string escaped. Charts: `#equity-chart`
- * (one <svg>) and `#price-chart` (a <div> with one <svg class="price-panel" data-market=…> per
- * market, one marker per fill). Deterministic: the same result gives the same bytes.
+ * here (no script, font or network request), every input string escaped. First whether the run
+ * failed (`#run-health`), then the summary, the charts: `#equity-chart` (equity, with the
+ * buy-and-hold benchmark as `path.line.benchmark`), `#drawdown-chart` (percent below the running
+ * peak) and `#price-chart` (a <div> with one <svg class="price-panel" data-market=…> per market, one
+ * marker per fill), the strategy's health, the orders (denials and rejections explained), the
+ * trades, the rules in force and the run's settings. Deterministic: the same result gives the same bytes.
  */
 export function renderHtml(result: BacktestResult): string {
   const { run, metrics } = result;
@@ -52,24 +29,32 @@ export function renderHtml(result: BacktestResult): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
 <p class="sub">${escapeHtml(markets.join(', '))} · ${escapeHtml(run.interval)} candles · ${formatTime(metrics.startTime)} → ${formatTime(metrics.endTime)} UTC · values in ${escapeHtml(run.quoteCurrency)}</p>
+${healthBanner(run.context)}
 <h2>Summary</h2>
 ${summaryTable(metrics, run.quoteCurrency)}
-<h2>Equity</h2>
+<h2>Equity and drawdown</h2>
+<p class="note">Dashed grey: ${escapeHtml(result.benchmark.description)}.</p>
 <div class="chart">${equityChart(result)}</div>
+<div class="chart">${drawdownChart(result)}</div>
 <h2>Price and fills</h2>
 ${legend()}
 <div id="price-chart" data-markets="${markets.length}">
 ${markets.map((m) => `<div class="chart">${priceChart(result, m)}</div>`).join('\n')}
 </div>
+${healthSection(run.context)}
+${ordersSection(run.context)}
 <h2>Trades</h2>
+<p class="note">One trade per entry, closed by the exits matched to it first-in first-out.</p>
 ${tradesTable(result.trades)}
 ${openPositionsTable(result)}
+${rulesSection(run.context)}
+${settingsSection(run.context)}
 </main>
 </body>
 </html>
@@ -87,7 +72,10 @@ function summaryTable(m: BacktestMetrics, quote: string): string {
     ['Realized PnL (closed trades)', `${formatMoney(m.realizedPnl)} ${q}`],
     ['Total fees', `${formatMoney(m.totalFees)} ${q}`],
     ['Max drawdown', `${formatMoney(m.maxDrawdown)} ${q} (${formatPercent(m.maxDrawdownPct)})`],
+    ['CAGR', formatPercent(m.cagrPct)],
+    ['Calmar (CAGR / max drawdown)', formatRatio(m.calmar)],
     ['Exposure', formatPercent(m.exposure * 100, 1)],
+    ['Buy and hold return', `${formatPercent(m.benchmarkReturnPct)} (max drawdown ${formatPercent(m.benchmarkMaxDrawdownPct)})`],
   ];
   const right: Array<[string, string]> = [
     ['Trades', String(m.tradeCount)],
@@ -95,6 +83,8 @@ function summaryTable(m: BacktestMetrics, quote: string): string {
     ['Profit factor', formatRatio(m.profitFactor)],
     ['Average trade', `${formatMoney(m.averageTrade)} ${q}`],
     ['Best / worst trade', `${formatMoney(m.bestTrade)} / ${formatMoney(m.worstTrade)} ${q}`],
+    ['Average time in a trade', formatDuration(m.averageTradeSeconds)],
+    ['SQN (trades)', formatRatio(m.sqn)],
     ['Sharpe (annualised, rf = 0)', formatRatio(m.sharpe)],
     ['Sortino (annualised, rf = 0)', formatRatio(m.sortino)],
     ['Candles', String(m.candleCount)],
@@ -116,6 +106,23 @@ function equityChart(result: BacktestResult): string {
     values: run.equity.map((p) => p.equity.toNumber()),
     from: result.metrics.startTime,
     to: result.metrics.endTime,
+    maxStep: intervalSeconds(run.interval) * 1.5,
+    ...(result.benchmark.equity.length === run.equity.length ? { series: [{ values: result.benchmark.equity, className: 'benchmark' }] } : {}),
+  });
+}
+
+/** Percent below the running peak at each equity point (0 at a new high). */
+function drawdownChart(result: BacktestResult): string {
+  const { run } = result;
+  let peak = -Infinity;
+  const values = run.equity.map((p) => {
+    const v = p.equity.toNumber();
+    if (v > peak) peak = v;
+    return peak > 0 ? -((peak - v) / peak) * 100 : 0;
+  });
+  return renderLineChart({
+    id: 'drawdown-chart', className: 'drawdown', height: 180, title: 'Drawdown', yLabel: 'below peak (%)',
+    times: run.equity.map((p) => p.time), values, from: result.metrics.startTime, to: result.metrics.endTime,
     maxStep: intervalSeconds(run.interval) * 1.5,
   });
 }
@@ -163,31 +170,4 @@ function legend(): string {
 <span>${tri('buy entry', true)}buy, opens/adds</span><span>${tri('buy exit', true)}buy, closes/reduces</span>
 <span>${tri('sell entry', false)}sell, opens/adds</span><span>${tri('sell exit', false)}sell, closes/reduces</span>
 <span>outlined: flips the position</span></div>`;
-}
-
-function tradesTable(trades: readonly RoundTripTrade[]): string {
-  if (trades.length === 0) return '<p class="note">No closed trades.</p>';
-  const shown = trades.slice(0, MAX_TRADE_ROWS);
-  const note = trades.length > shown.length
-    ? `<p class="note" id="trades-note">Showing the first ${shown.length} of ${trades.length} trades; all of them are in report.json.</p>`
-    : '';
-  const rows = shown.map((t) => {
-    const cls = t.netPnl.gt(0) ? 'pos' : t.netPnl.lt(0) ? 'neg' : '';
-    return `<tr><td>${t.id}</td><td>${escapeHtml(t.market)}</td><td>${t.direction}</td><td>${formatTime(t.entryTime)}</td><td>${formatTime(t.exitTime)}</td>`
-      + `<td>${escapeHtml(t.amount.toString())}</td><td>${formatMoney(t.entryPrice, 4)}</td><td>${formatMoney(t.exitPrice, 4)}</td>`
-      + `<td>${formatMoney(t.fees, 4)}</td><td class="${cls}">${formatMoney(t.netPnl, 4)}</td><td class="${cls}">${formatPercent(t.returnRatio * 100)}</td></tr>`;
-  });
-  return `${note}<table id="trades" data-rows="${shown.length}" data-total="${trades.length}"><thead><tr><th>#</th><th>Market</th><th>Direction</th>`
-    + '<th>Entry (UTC)</th><th>Exit (UTC)</th><th>Amount</th><th>Entry price</th><th>Exit price</th><th>Fees</th><th>Net PnL</th><th>Return</th></tr></thead>'
-    + `<tbody>${rows.join('\n')}</tbody></table>`;
-}
-
-function openPositionsTable(result: BacktestResult): string {
-  if (result.openPositions.length === 0) return '';
-  const rows = result.openPositions.map((p) =>
-    `<tr><td>${escapeHtml(p.market)}</td><td>${p.direction}</td><td>${formatTime(p.entryTime)}</td><td>${escapeHtml(p.amount.toString())}</td>`
-    + `<td>${formatMoney(p.entryPrice, 4)}</td><td>${formatMoney(p.fees, 4)}</td></tr>`);
-  return '<h2>Open at the end (marked to market in equity, not in trade statistics)</h2>'
-    + '<table id="open-positions"><thead><tr><th>Market</th><th>Direction</th><th>Entry (UTC)</th><th>Amount</th><th>Entry price</th><th>Fees</th></tr></thead>'
-    + `<tbody>${rows.join('')}</tbody></table>`;
 }

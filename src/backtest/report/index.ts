@@ -6,7 +6,7 @@
  */
 export type * from './types';
 export { buildEquityCurve } from './equity-curve';
-export { analyseBacktest, buildRoundTrips, computeMetrics, type RoundTrips } from './metrics';
+export { analyseBacktest, buildRoundTrips, computeMetrics, METRIC_NAMES, type RoundTrips } from './metrics';
 export { renderJson, toReportJson, REPORT_FORMAT_VERSION } from './json-report';
 export { renderHtml, MAX_TRADE_ROWS } from './html-report';
 export { writeReport, type WrittenReport } from './write-report';

@@ -1,8 +1,11 @@
 import type { Decimal } from '../../domain/decimal';
-import type { BacktestFill, BacktestMetrics, BacktestResult, OpenPosition, RoundTripTrade } from './types';
+import type { BacktestFill, BacktestMetrics, BacktestResult, OpenPosition, RoundTripTrade, RunContext } from './types';
 
-/** Bumped when a field changes meaning or disappears, so readers of old reports can tell. */
-export const REPORT_FORMAT_VERSION = 1;
+/**
+ * Bumped when a field changes meaning or disappears, so readers of old reports can tell.
+ * 2: trades are one per entry (FIFO), with reasons and duration; run context, benchmark and new metrics added.
+ */
+export const REPORT_FORMAT_VERSION = 2;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -22,6 +25,11 @@ export function toReportJson(result: BacktestResult): Record<string, Json> {
     markets: Object.keys(run.candles),
     startBalances: Object.fromEntries(Object.entries(run.startBalances).map(([k, v]) => [k, v.toString()])),
     metrics: metricsJson(result.metrics),
+    ...(run.context === undefined ? {} : contextJson(run.context)),
+    benchmark: {
+      description: result.benchmark.description, endEquity: result.benchmark.endEquity?.toString() ?? null,
+      returnPct: jsonValue(result.benchmark.returnPct), maxDrawdownPct: jsonValue(result.benchmark.maxDrawdownPct),
+    },
     trades: result.trades.map(tradeJson),
     openPositions: result.openPositions.map(openJson),
     fills: result.fills.map((f, i) => fillJson(f, result.fillActions[i] ?? null)),
@@ -47,6 +55,9 @@ function tradeJson(t: RoundTripTrade): Record<string, Json> {
     direction: t.direction,
     entryTime: t.entryTime,
     exitTime: t.exitTime,
+    durationSeconds: t.durationSeconds,
+    entryReason: t.entryReason,
+    exitReason: t.exitReason,
     amount: t.amount.toString(),
     entryPrice: t.entryPrice.toString(),
     exitPrice: t.exitPrice.toString(),
@@ -66,6 +77,19 @@ function openJson(p: OpenPosition): Record<string, Json> {
     amount: p.amount.toString(),
     entryPrice: p.entryPrice.toString(),
     fees: p.fees.toString(),
+    realizedPnl: p.realizedPnl.toString(),
+    entryReason: p.entryReason,
+  };
+}
+
+/** The backtester's part: settings, how the strategy fared, what happened to the orders, the rules in force. */
+function contextJson(c: RunContext): Record<string, Json> {
+  return {
+    settings: c.settings as unknown as Json,
+    strategies: c.health as unknown as Json,
+    orders: c.orders as unknown as Json,
+    assumptions: [...c.assumptions],
+    logFile: c.logFile ?? null,
   };
 }
 
@@ -79,6 +103,7 @@ function fillJson(f: BacktestFill, action: string | null): Record<string, Json> 
     fee: f.fee.toString(),
     clientOrderId: f.clientOrderId,
     role: f.role,
+    orderKind: f.orderKind ?? null,
     action,
   };
 }

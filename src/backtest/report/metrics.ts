@@ -2,18 +2,28 @@ import { intervalSeconds } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import { buildRoundTrips, type RoundTrips } from './round-trips';
-import type { BacktestMetrics, BacktestResult, BacktestRun, EquityPoint, OpenPosition, RoundTripTrade } from './types';
+import { buyAndHold } from './benchmark';
+import type { Benchmark, BacktestMetrics, BacktestResult, BacktestRun, EquityPoint, OpenPosition, RoundTripTrade } from './types';
 
 export { buildRoundTrips } from './round-trips';
 export type { RoundTrips } from './round-trips';
 
+/** Every key of BacktestMetrics, in report order (report.json `metrics`; a test checks it is complete). */
+export const METRIC_NAMES = [
+  'startTime', 'endTime', 'candleCount', 'startEquity', 'endEquity', 'netPnl', 'returnPct', 'realizedPnl', 'totalFees',
+  'maxDrawdown', 'maxDrawdownPct', 'tradeCount', 'winCount', 'lossCount', 'winRate', 'grossProfit', 'grossLoss',
+  'profitFactor', 'averageTrade', 'bestTrade', 'worstTrade', 'averageTradeSeconds', 'sharpe', 'sortino', 'cagrPct', 'calmar', 'sqn',
+  'exposure', 'benchmarkReturnPct', 'benchmarkMaxDrawdownPct',
+] as const satisfies readonly (keyof BacktestMetrics)[];
+
 /** Crypto markets trade around the clock: a year is 365 days of candles. */
 const SECONDS_PER_YEAR = 365 * 86_400;
 
-/** Matches the run's fills into trades and computes every metric. Pure. */
+/** Matches the run's fills into trades, prices the buy-and-hold benchmark and computes every metric. Pure. */
 export function analyseBacktest(run: BacktestRun): BacktestResult {
   const roundTrips = buildRoundTrips(run.fills);
-  return { run, ...roundTrips, metrics: computeMetrics(run, roundTrips) };
+  const benchmark = buyAndHold(run);
+  return { run, ...roundTrips, benchmark, metrics: computeMetrics(run, roundTrips, benchmark) };
 }
 
 /**
@@ -21,7 +31,7 @@ export function analyseBacktest(run: BacktestRun): BacktestResult {
  * `roundTrips` defaults to `buildRoundTrips(run.fills)`.
  * Throws BacktestInputError when the equity curve is empty.
  */
-export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildRoundTrips(run.fills)): BacktestMetrics {
+export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildRoundTrips(run.fills), benchmark: Benchmark = buyAndHold(run)): BacktestMetrics {
   const first = run.equity[0];
   const last = run.equity[run.equity.length - 1];
   if (first === undefined || last === undefined) {
@@ -41,6 +51,7 @@ export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildR
   const drawdown = maxDrawdown(run.equity);
   const returns = periodReturns(run.equity);
   const periodsPerYear = SECONDS_PER_YEAR / intervalSeconds(run.interval);
+  const growth = cagrPct(first.equity, last.equity, last.time - first.time);
 
   return {
     startTime: first.time,
@@ -64,9 +75,15 @@ export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildR
     averageTrade: trades.length === 0 ? null : realizedPnl.dividedBy(trades.length),
     bestTrade: pnls.length === 0 ? null : Decimal.max(...pnls),
     worstTrade: pnls.length === 0 ? null : Decimal.min(...pnls),
+    averageTradeSeconds: trades.length === 0 ? null : trades.reduce((a, t) => a + t.durationSeconds, 0) / trades.length,
     sharpe: sharpeRatio(returns, periodsPerYear),
     sortino: sortinoRatio(returns, periodsPerYear),
+    cagrPct: growth,
+    calmar: growth === null || drawdown.pct === 0 ? null : growth / drawdown.pct,
+    sqn: systemQuality(pnls),
     exposure: exposure(trades, openPositions, first.time, last.time),
+    benchmarkReturnPct: benchmark.returnPct,
+    benchmarkMaxDrawdownPct: benchmark.maxDrawdownPct,
   };
 }
 
@@ -161,6 +178,29 @@ export function exposure(trades: readonly RoundTripTrade[], open: readonly OpenP
     cursor = Math.max(cursor, b);
   }
   return covered / (end - start);
+}
+
+/**
+ * Compound annual growth rate in percent: ((end / start)^(year / span) − 1) × 100 with a 365-day
+ * year. Null when the span is 0 or an equity is not positive. A short run annualises its return
+ * a lot (a month at +1 % is about +12.7 %/year): read it with the span.
+ */
+export function cagrPct(start: Decimal, end: Decimal, spanSeconds: number): number | null {
+  if (spanSeconds <= 0 || start.lte(0) || end.lte(0)) return null;
+  return (Math.pow(end.dividedBy(start).toNumber(), SECONDS_PER_YEAR / spanSeconds) - 1) * 100;
+}
+
+/**
+ * Van Tharp's System Quality Number over the trades' net PnL: √N × mean / sample stdev (N − 1).
+ * Null with fewer than 2 trades or no spread. (Tharp uses R-multiples; with no stop distance known
+ * per trade, the PnL is the common stand-in, as in backtrader's SQN analyzer.)
+ */
+export function systemQuality(pnls: readonly Decimal[]): number | null {
+  if (pnls.length < 2) return null;
+  const xs = pnls.map((p) => p.toNumber());
+  const mean = average(xs);
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
+  return sd === 0 ? null : (Math.sqrt(xs.length) * mean) / sd;
 }
 
 function average(values: readonly number[]): number {

@@ -3,43 +3,45 @@ import { BacktestInputError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
 import type { BacktestFill, FillAction, OpenPosition, RoundTripTrade, TradeDirection } from './types';
 
-/** Result of matching fills into round trips. */
+/** Result of matching fills into trades. */
 export interface RoundTrips {
   /** The fills sorted by time (stable: equal times keep their input order). */
   readonly fills: readonly BacktestFill[];
   /** What each sorted fill did to its market's position. */
   readonly fillActions: readonly FillAction[];
-  /** Closed trades, in order of exit. */
+  /** Closed trades (one per entry), in order of exit. */
   readonly trades: readonly RoundTripTrade[];
+  /** Entries still (partly) open at the end, oldest first per market. */
   readonly openPositions: readonly OpenPosition[];
 }
 
-interface Lot {
-  amount: Decimal;
+/** One entry being closed: what is left of it and what its exits added up to so far. */
+interface Entry {
+  readonly market: MarketName;
+  readonly direction: TradeDirection;
+  readonly time: number;
+  readonly amount: Decimal;
   readonly price: Decimal;
+  readonly fee: Decimal;
+  readonly reason: string;
+  left: Decimal;
+  exitNotional: Decimal;
+  exitFees: Decimal;
+  exitParts: number;
+  lastExitTime: number;
+  exitReasons: string[];
 }
 
-/** The trade being built in one market, from the fill that left flat until the one that returns to flat. */
-interface Building {
-  readonly direction: TradeDirection;
-  readonly entryTime: number;
-  readonly lots: Lot[];
-  entered: Decimal;
-  entryNotional: Decimal;
-  exited: Decimal;
-  exitNotional: Decimal;
-  grossPnl: Decimal;
-  fees: Decimal;
-  fillCount: number;
-}
+const ZERO = new Decimal(0);
 
 /**
- * Matches fills into round-trip trades per market, FIFO: a fill in the position's direction adds
- * a lot; an opposite fill closes the oldest lots first. When the position returns to flat the
- * trade is closed. A fill larger than the position closes the trade and opens the next one in
- * the other direction with the remainder; its fee is split pro rata by amount (the remainder gets
- * fee − closing part, so trade fees always add up to the fills' fees exactly).
- * Throws BacktestInputError on a non-positive amount or price, a negative fee or a non-finite time.
+ * Matches fills into trades per market, FIFO, one trade per entry: a fill in the position's
+ * direction (or on a flat market) is an entry; an opposite fill closes the oldest open entries
+ * first, each part at the fill's price with the fill's fee pro rata by amount. An entry is a closed
+ * trade once all of it is exited. A fill larger than the open position closes them all and is the
+ * entry of a trade in the other direction with the remainder (fee split pro rata; the parts add up
+ * to the fill's fee exactly). Throws BacktestInputError on a non-positive amount or price, a
+ * negative fee or a non-finite time.
  */
 export function buildRoundTrips(input: readonly BacktestFill[]): RoundTrips {
   input.forEach(validateFill);
@@ -48,105 +50,92 @@ export function buildRoundTrips(input: readonly BacktestFill[]): RoundTrips {
     .sort((a, b) => a.fill.time - b.fill.time || a.index - b.index)
     .map(({ fill }) => fill);
 
-  const building = new Map<MarketName, Building>();
-  const trades: RoundTripTrade[] = [];
+  const open = new Map<MarketName, Entry[]>();
+  const closed: { trade: Omit<RoundTripTrade, 'id'>; order: number }[] = [];
   const fillActions: FillAction[] = [];
-  const close = (market: MarketName, t: Building, exitTime: number): void => {
-    trades.push(finish(trades.length + 1, market, t, exitTime));
-    building.delete(market);
-  };
+  let order = 0;
 
   for (const fill of fills) {
-    const fillDirection: TradeDirection = fill.side === 'buy' ? 'long' : 'short';
-    const current = building.get(fill.market);
-    if (current === undefined || current.direction === fillDirection) {
-      const t = current ?? open(fill, fillDirection, fill.amount, fill.fee);
-      if (current !== undefined) addEntry(t, fill.amount, fill.price, fill.fee);
-      building.set(fill.market, t);
+    const direction: TradeDirection = fill.side === 'buy' ? 'long' : 'short';
+    const entries = open.get(fill.market) ?? [];
+    open.set(fill.market, entries);
+    if (entries.length === 0 || (entries[0] as Entry).direction === direction) {
+      entries.push(newEntry(fill, direction, fill.amount, fill.fee));
       fillActions.push('entry');
       continue;
     }
-    const closed = reduce(current, fill.amount, fill.price);
-    const remainder = fill.amount.minus(closed);
-    const closingFee = remainder.isZero() ? fill.fee : fill.fee.times(closed).dividedBy(fill.amount);
-    current.fees = current.fees.plus(closingFee);
-    current.fillCount += 1;
-    if (current.lots.length === 0) close(fill.market, current, fill.time);
-    if (remainder.isZero()) {
-      fillActions.push('exit');
-    } else {
-      building.set(fill.market, open(fill, fillDirection, remainder, fill.fee.minus(closingFee)));
+    let left = fill.amount;
+    let feeLeft = fill.fee;
+    while (!left.isZero() && entries.length > 0) {
+      const e = entries[0] as Entry;
+      const q = Decimal.min(e.left, left);
+      // The last part of a fill takes the rest of its fee, so the parts add up to it exactly.
+      const fee = q.eq(left) ? feeLeft : fill.fee.times(q).dividedBy(fill.amount);
+      e.left = e.left.minus(q);
+      e.exitNotional = e.exitNotional.plus(q.times(fill.price));
+      e.exitFees = e.exitFees.plus(fee);
+      e.exitParts++;
+      e.lastExitTime = fill.time;
+      const reason = reasonOf(fill);
+      if (!e.exitReasons.includes(reason)) e.exitReasons.push(reason);
+      left = left.minus(q);
+      feeLeft = feeLeft.minus(fee);
+      if (e.left.isZero()) {
+        entries.shift();
+        closed.push({ trade: finish(e), order: order++ });
+      }
+    }
+    if (left.isZero()) fillActions.push('exit');
+    else {
+      entries.push(newEntry(fill, direction, left, feeLeft));
       fillActions.push('flip');
     }
   }
 
-  const openPositions: OpenPosition[] = [...building.entries()].map(([market, t]) => {
-    const amount = t.lots.reduce((sum, lot) => sum.plus(lot.amount), new Decimal(0));
-    const cost = t.lots.reduce((sum, lot) => sum.plus(lot.amount.times(lot.price)), new Decimal(0));
-    return { market, direction: t.direction, entryTime: t.entryTime, amount, entryPrice: cost.dividedBy(amount), fees: t.fees };
+  const trades = closed
+    .sort((a, b) => a.trade.exitTime - b.trade.exitTime || a.order - b.order)
+    .map(({ trade }, i) => ({ id: i + 1, ...trade }));
+  const openPositions: OpenPosition[] = [...open.values()].flat().map((e) => {
+    const exited = e.amount.minus(e.left);
+    const openFee = e.fee.times(e.left).dividedBy(e.amount);
+    return {
+      market: e.market, direction: e.direction, entryTime: e.time, amount: e.left, entryPrice: e.price, fees: openFee,
+      realizedPnl: exited.isZero() ? ZERO : gross(e, exited).minus(e.fee.minus(openFee)).minus(e.exitFees), entryReason: e.reason,
+    };
   });
   return { fills, fillActions, trades, openPositions };
 }
 
-function open(fill: BacktestFill, direction: TradeDirection, amount: Decimal, fee: Decimal): Building {
-  const t: Building = {
-    direction,
-    entryTime: fill.time,
-    lots: [],
-    entered: new Decimal(0),
-    entryNotional: new Decimal(0),
-    exited: new Decimal(0),
-    exitNotional: new Decimal(0),
-    grossPnl: new Decimal(0),
-    fees: new Decimal(0),
-    fillCount: 0,
-  };
-  addEntry(t, amount, fill.price, fee);
-  return t;
-}
-
-function addEntry(t: Building, amount: Decimal, price: Decimal, fee: Decimal): void {
-  t.lots.push({ amount, price });
-  t.entered = t.entered.plus(amount);
-  t.entryNotional = t.entryNotional.plus(amount.times(price));
-  t.fees = t.fees.plus(fee);
-  t.fillCount += 1;
-}
-
-/** Closes up to `amount` from the oldest lots at `price`; returns the amount actually closed. */
-function reduce(t: Building, amount: Decimal, price: Decimal): Decimal {
-  let left = amount;
-  while (!left.isZero() && t.lots.length > 0) {
-    const lot = t.lots[0] as Lot;
-    const q = Decimal.min(lot.amount, left);
-    const perUnit = t.direction === 'long' ? price.minus(lot.price) : lot.price.minus(price);
-    t.grossPnl = t.grossPnl.plus(perUnit.times(q));
-    t.exited = t.exited.plus(q);
-    t.exitNotional = t.exitNotional.plus(q.times(price));
-    lot.amount = lot.amount.minus(q);
-    left = left.minus(q);
-    if (lot.amount.isZero()) t.lots.shift();
-  }
-  return amount.minus(left);
-}
-
-function finish(id: number, market: MarketName, t: Building, exitTime: number): RoundTripTrade {
-  const netPnl = t.grossPnl.minus(t.fees);
+function newEntry(fill: BacktestFill, direction: TradeDirection, amount: Decimal, fee: Decimal): Entry {
   return {
-    id,
-    market,
-    direction: t.direction,
-    entryTime: t.entryTime,
-    exitTime,
-    amount: t.entered,
-    entryPrice: t.entryNotional.dividedBy(t.entered),
-    exitPrice: t.exitNotional.dividedBy(t.exited),
-    grossPnl: t.grossPnl,
-    fees: t.fees,
-    netPnl,
-    returnRatio: netPnl.dividedBy(t.entryNotional).toNumber(),
-    fillCount: t.fillCount,
+    market: fill.market, direction, time: fill.time, amount, price: fill.price, fee, reason: reasonOf(fill),
+    left: amount, exitNotional: ZERO, exitFees: ZERO, exitParts: 0, lastExitTime: fill.time, exitReasons: [],
   };
+}
+
+/** Gross PnL of `exited` of the entry at its average exit price so far. */
+function gross(e: Entry, exited: Decimal): Decimal {
+  const entryNotional = exited.times(e.price);
+  return e.direction === 'long' ? e.exitNotional.minus(entryNotional) : entryNotional.minus(e.exitNotional);
+}
+
+function finish(e: Entry): Omit<RoundTripTrade, 'id'> {
+  const grossPnl = gross(e, e.amount);
+  const fees = e.fee.plus(e.exitFees);
+  const netPnl = grossPnl.minus(fees);
+  return {
+    market: e.market, direction: e.direction, entryTime: e.time, exitTime: e.lastExitTime, durationSeconds: e.lastExitTime - e.time,
+    amount: e.amount, entryPrice: e.price, exitPrice: e.exitNotional.dividedBy(e.amount), grossPnl, fees, netPnl,
+    returnRatio: netPnl.dividedBy(e.amount.times(e.price)).toNumber(), fillCount: 1 + e.exitParts,
+    entryReason: e.reason, exitReason: e.exitReasons.join(' + '),
+  };
+}
+
+const KIND_TEXT = { stop_limit: 'stop-limit', oco_take_profit: 'OCO take-profit', oco_stop_loss: 'OCO stop-loss' } as const;
+
+/** "stop-limit buy", "OCO take-profit sell", or the side alone when the order kind is unknown. */
+function reasonOf(fill: BacktestFill): string {
+  return fill.orderKind === undefined ? fill.side : `${KIND_TEXT[fill.orderKind]} ${fill.side}`;
 }
 
 function validateFill(fill: BacktestFill, index: number): void {

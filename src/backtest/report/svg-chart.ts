@@ -32,6 +32,8 @@ export interface LineChartSpec {
   /** A step in time larger than this is drawn as a gap. */
   readonly maxStep: number;
   readonly markers?: readonly ChartMarker[];
+  /** More lines on the same time axis (e.g. a benchmark): `path.line.<className>` each, drawn under the main line. */
+  readonly series?: readonly { readonly values: readonly number[]; readonly className: string }[];
   /** `data-*` attributes on the root (`{ market }` → `data-market`); keys must be plain names, values are escaped. */
   readonly data?: Readonly<Record<string, string>>;
 }
@@ -48,7 +50,8 @@ export function renderLineChart(spec: LineChartSpec): string {
   const markers = spec.markers ?? [];
   const t0 = spec.from ?? spec.times[0] ?? 0;
   const t1 = spec.to ?? Math.max(spec.times[spec.times.length - 1] ?? 1, ...markers.map((m) => m.t));
-  const [lo, hi] = valueRange([...spec.values, ...markers.map((m) => m.v)]);
+  const extra = spec.series ?? [];
+  const [lo, hi] = valueRange([...spec.values, ...markers.map((m) => m.v), ...extra.flatMap((e) => e.values)]);
   const x = (t: number): number => MARGIN.left + ((t - t0) / (t1 > t0 ? t1 - t0 : 1)) * PLOT_W;
   const y = (v: number): number => MARGIN.top + (1 - (v - lo) / (hi - lo)) * plotH;
 
@@ -64,6 +67,10 @@ export function renderLineChart(spec: LineChartSpec): string {
     `<title>${escapeHtml(spec.title)}</title>`,
     yAxis(lo, hi, y, plotH, spec.yLabel),
     xAxis(t0, t1, x, spec.height),
+    ...extra.map((e) => {
+      const pts = downsampleM4(spec.times, e.values, t0, t1, PLOT_W, spec.maxStep);
+      return `<path class="line ${escapeHtml(e.className)}" data-points="${pts.length}" d="${pathData(pts, x, y)}"/>`;
+    }),
     `<path class="line" data-points="${points.length}" d="${pathData(points, x, y)}"/>`,
     `<g class="markers${size < 5 ? ' dense' : ''}" data-count="${markers.length}">${markers.map((m) => marker(m, x(m.t), y(m.v), size)).join('')}</g>`,
     '</svg>',

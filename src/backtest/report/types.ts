@@ -2,6 +2,8 @@ import type { Candle, Interval } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
 import type { MarketName } from '../../domain/market';
 import type { OrderSide } from '../../domain/order';
+import type { OrderOutcomes } from '../replay/order-outcomes';
+import type { StrategyHealth } from '../replay/strategy-health';
 
 /**
  * Input and output types of the backtest report. The backtester produces a `BacktestRun`
@@ -23,7 +25,11 @@ export interface BacktestFill {
   readonly fee: Decimal;
   readonly clientOrderId: string;
   readonly role: 'maker' | 'taker';
+  /** Which order filled: a stop-limit, or the take-profit / stop-loss leg of an OCO (the trades' entry and exit reasons). */
+  readonly orderKind?: FillOrderKind | undefined;
 }
+
+export type FillOrderKind = 'stop_limit' | 'oco_take_profit' | 'oco_stop_loss';
 
 /** Candles per market, each list sorted by open time. Gaps are allowed (real data has them). */
 export type CandlesByMarket = Readonly<Record<MarketName, readonly Candle[]>>;
@@ -54,49 +60,111 @@ export interface BacktestRun {
   readonly equity: readonly EquityPoint[];
   /** Free text shown in the report header (strategy name, parameters). Escaped on output. */
   readonly title?: string;
+  /** What the backtester knows besides the fills (settings, strategy health, order outcomes); absent for a bare analysis. */
+  readonly context?: RunContext;
+}
+
+/** A data file of the run, identified by its content. */
+export interface RunDataFile {
+  readonly market: MarketName;
+  readonly file: string;
+  /** SHA-256 of the whole file (the range used may be a part of it). */
+  readonly sha256: string;
+  /** Candles used (after --from/--to). */
+  readonly candles: number;
+}
+
+/** Everything needed to reproduce a run (report.json `settings`, the HTML "Run settings" table). */
+export interface RunSettings {
+  readonly strategy: {
+    readonly name: string;
+    readonly interval: Interval;
+    readonly params: unknown;
+    /** First 12 hex digits of the SHA-256 over the source files' hashes: changes with any of them. */
+    readonly version: string;
+    readonly sources: readonly { readonly file: string; readonly sha256: string }[];
+  };
+  readonly data: readonly RunDataFile[];
+  readonly dataInterval: Interval;
+  /** The --from / --to asked for (Unix s), when given. */
+  readonly from: number | undefined;
+  readonly to: number | undefined;
+  readonly startBalances: Readonly<Record<string, string>>;
+  /** Per market: maker and taker fee ratios charged by the simulated exchange. */
+  readonly fees: readonly { readonly market: MarketName; readonly maker: string; readonly taker: string }[];
+  readonly fillModel: string;
+  readonly collateral: 'separate' | 'unified';
+  /** The risk limits in force (the daemon's config names), defaults included. */
+  readonly risk: Readonly<Record<string, unknown>>;
+  /** The daemon's strategy rules applied: time budget (counted) and failures before pause. */
+  readonly strategyRules: { readonly timeBudgetMs: number; readonly maxConsecutiveFailures: number };
+}
+
+/** What the backtester adds to a run's analysis so the report cannot look cleaner than the run was. */
+export interface RunContext {
+  readonly settings: RunSettings;
+  readonly health: readonly StrategyHealth[];
+  readonly orders: OrderOutcomes;
+  /** Rules in force by default that deny, reject or change orders by design, in words (summary, JSON, HTML). */
+  readonly assumptions: readonly string[];
+  /** The `ctx.log` file beside the report, when one was written. */
+  readonly logFile?: string | undefined;
 }
 
 export type TradeDirection = 'long' | 'short';
 
 /**
- * A round trip: from flat to flat in one market, positions matched FIFO. A fill that flips
- * the position closes this trade and opens the next one with the remainder (fee split pro rata).
+ * A trade: one entry (a fill that opens or adds to a position) with the exits that close it,
+ * matched per market FIFO (the oldest open entry is closed first). A fill that flips the position
+ * closes entries with part of its amount and is the entry of the next trade with the rest (its fee
+ * split pro rata by amount).
  */
 export interface RoundTripTrade {
-  /** 1-based, in order of exit. */
+  /** 1-based, in order of exit (the last exit part). */
   readonly id: number;
   readonly market: MarketName;
   readonly direction: TradeDirection;
   readonly entryTime: number;
+  /** Time of the exit that closed the last of the entry. */
   readonly exitTime: number;
-  /** Total base amount entered (= total amount exited). */
+  /** exitTime - entryTime, seconds. */
+  readonly durationSeconds: number;
+  /** Base amount entered (= total amount exited). */
   readonly amount: Decimal;
-  /** Amount-weighted average entry price. */
   readonly entryPrice: Decimal;
-  /** Amount-weighted average exit price. */
+  /** Amount-weighted average price of the exit parts. */
   readonly exitPrice: Decimal;
-  /** PnL before fees: sum over matched lots of (exit − entry) × amount, sign flipped for shorts. */
+  /** PnL before fees: (exit − entry) × amount over the exit parts, sign flipped for shorts. */
   readonly grossPnl: Decimal;
-  /** Entry and exit fees belonging to this trade (quote). */
+  /** The entry's fee (its share of a split fill) plus the exit fills' fees pro rata by amount (quote). */
   readonly fees: Decimal;
   /** grossPnl − fees. */
   readonly netPnl: Decimal;
   /** netPnl / entry notional (entryPrice × amount); a ratio, not percent. */
   readonly returnRatio: number;
-  /** Number of fills (or parts of a split fill) in the trade. */
+  /** Fills touching the trade: its entry plus each exit fill (or part of one). */
   readonly fillCount: number;
+  /** What opened it and what closed it, from the orders that filled: "stop-limit buy", "OCO take-profit sell", ... */
+  readonly entryReason: string;
+  readonly exitReason: string;
 }
 
-/** A position still open at the end of the run (not counted in trade statistics; marked to market in equity). */
+/**
+ * An entry still (partly) open at the end of the run: not a trade in the trade statistics, marked to
+ * market in the equity curve (so in net PnL).
+ */
 export interface OpenPosition {
   readonly market: MarketName;
   readonly direction: TradeDirection;
   readonly entryTime: number;
-  /** Base amount currently held (positive). */
+  /** Base amount still open (positive). */
   readonly amount: Decimal;
   readonly entryPrice: Decimal;
-  /** Entry fees paid so far for the open part. */
+  /** The entry fee's share of the open part. */
   readonly fees: Decimal;
+  /** Net PnL of the part of the entry already exited (0 when none was): in realizedPnl, not in the trade statistics. */
+  readonly realizedPnl: Decimal;
+  readonly entryReason: string;
 }
 
 /** What a fill did to its market's position: opened/added, reduced/closed, or closed and reopened the other way. */
@@ -135,11 +203,36 @@ export interface BacktestMetrics {
   readonly averageTrade: Decimal | null;
   readonly bestTrade: Decimal | null;
   readonly worstTrade: Decimal | null;
+  /** Mean time from entry to the exit that closed it, seconds; null with no trades. */
+  readonly averageTradeSeconds: number | null;
   /** Annualised; null when undefined (fewer than 2 returns or zero deviation). */
   readonly sharpe: number | null;
   readonly sortino: number | null;
+  /** Compound annual growth rate, percent (365-day year); null when undefined. */
+  readonly cagrPct: number | null;
+  /** cagrPct / maxDrawdownPct; null without a drawdown or a CAGR. */
+  readonly calmar: number | null;
+  /** System Quality Number over the trades' net PnL: √N × mean / stdev; null with < 2 trades. */
+  readonly sqn: number | null;
   /** Share (0..1) of the run's time with a non-zero position in any market. */
   readonly exposure: number;
+  /** Buy-and-hold on the same candles (Benchmark): its return and max drawdown, percent; null when it cannot be priced. */
+  readonly benchmarkReturnPct: number | null;
+  readonly benchmarkMaxDrawdownPct: number | null;
+}
+
+/**
+ * Buy and hold on the same data: the starting equity split equally over the markets, bought at each
+ * market's first open as a taker (fee from the run's settings, 0 without them), held to the end.
+ */
+export interface Benchmark {
+  /** Per equity point (same times as the run's equity), in the quote currency; empty when it cannot be priced. */
+  readonly equity: readonly number[];
+  readonly endEquity: Decimal | null;
+  readonly returnPct: number | null;
+  readonly maxDrawdownPct: number | null;
+  /** How it was built, in words (report). */
+  readonly description: string;
 }
 
 /** The analysed run, ready for the writers. */
@@ -150,5 +243,6 @@ export interface BacktestResult {
   readonly fillActions: readonly FillAction[];
   readonly trades: readonly RoundTripTrade[];
   readonly openPositions: readonly OpenPosition[];
+  readonly benchmark: Benchmark;
   readonly metrics: BacktestMetrics;
 }

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { BacktestInputError } from '../../domain/errors';
+import { METRIC_NAMES } from '../report/metrics';
 import { expandGrid } from './grid';
-import { loadSweepData, runSweepJob } from './sweep-run';
-import type { FromWorker, SweepRunResult, SweepSetup, ToWorker } from './sweep-types';
+import { openSweepPool } from './sweep-pool';
+import type { SweepRunResult, SweepSetup } from './sweep-types';
 
 export interface SweepOptions {
   /** Worker threads; default the number of cores. 0 runs everything in this thread (tests, debugging). */
@@ -20,52 +18,24 @@ export interface SweepOptions {
  * workers finished in, so the output is the same on every run.
  */
 export async function runSweep(setup: SweepSetup, grid: Readonly<Record<string, unknown>>, options: SweepOptions = {}): Promise<SweepRunResult[]> {
-  const combos = expandGrid(grid);
-  const jobs = combos.map((params, index) => ({ index, params }));
-  const workers = Math.min(options.workers ?? availableParallelism(), jobs.length);
-  const results: SweepRunResult[] = new Array(jobs.length);
-  let done = 0;
-  const record = (r: SweepRunResult): void => {
-    results[r.index] = r;
-    done++;
-    options.onResult?.(r, done, jobs.length);
-  };
-  if (workers <= 0) {
-    const data = await loadSweepData(setup);
-    const cache = new Map();
-    for (const job of jobs) record(await runSweepJob(setup, data, job, cache));
-    return results;
+  const jobs = expandGrid(grid).map((params, index) => ({ index, params }));
+  const pool = await openSweepPool(setup, Math.min(options.workers ?? availableParallelism(), jobs.length));
+  try {
+    return await pool.run(jobs, options.onResult);
+  } finally {
+    await pool.close();
   }
-  const file = path.join(__dirname, 'sweep-worker.js');
-  if (!existsSync(file)) {
-    throw new BacktestInputError(`sweep workers need the compiled code (${file}); run "npm run build" and use dist/src/main.js, or --workers 0`, { field: 'workers' });
+}
+
+/** Metrics a sweep can rank by: every report metric that says something about the result (not its time range). */
+export const RANK_METRICS: readonly string[] = METRIC_NAMES.filter((m) => !['startTime', 'endTime', 'candleCount', 'startEquity'].includes(m));
+
+/** Refuses a --rank-by that is no ranking metric, listing the ones that are. */
+export function checkRankMetric(rankBy: string): string {
+  if (!RANK_METRICS.includes(rankBy)) {
+    throw new BacktestInputError(`--rank-by: unknown metric "${rankBy}" (metrics: ${RANK_METRICS.join(', ')})`, { field: 'rank-by' });
   }
-  let next = 0;
-  await Promise.all(Array.from({ length: workers }, () => new Promise<void>((resolve, reject) => {
-    const worker = new Worker(file, { workerData: setup });
-    const post = (m: ToWorker): void => worker.postMessage(m);
-    const feed = (): void => {
-      const job = jobs[next++];
-      if (job === undefined) {
-        post({ type: 'stop' });
-        return;
-      }
-      post({ type: 'job', job });
-    };
-    worker.on('message', (m: FromWorker) => {
-      if (m.type === 'ready') feed();
-      else if (m.type === 'result') {
-        record(m.result);
-        feed();
-      } else {
-        reject(new BacktestInputError(`sweep worker failed: ${m.error}`, { field: 'data' }));
-        void worker.terminate();
-      }
-    });
-    worker.on('error', reject);
-    worker.on('exit', () => resolve());
-  })));
-  return results;
+  return rankBy;
 }
 
 /** Metrics where smaller is better; every other metric ranks descending. */
@@ -90,16 +60,28 @@ export function rankResults(results: readonly SweepRunResult[], rankBy = 'netPnl
 
 const COLUMNS = ['netPnl', 'returnPct', 'maxDrawdownPct', 'tradeCount', 'winRate', 'profitFactor', 'sharpe'] as const;
 
-/** The ranked table printed by `tradebot backtest --sweep`. */
+/** The ranked table printed by `tradebot backtest --sweep` (and written to sweep.csv with `,`). */
 export function formatSweepTable(ranked: readonly SweepRunResult[], rankBy: string): string {
-  const cols = COLUMNS.includes(rankBy as never) ? [...COLUMNS] : [rankBy, ...COLUMNS];
-  const header = ['rank', 'params', ...cols];
-  const rows = ranked.map((r, i) => [String(i + 1), JSON.stringify(r.params), ...(r.error !== undefined
-    ? [`error: ${r.error}`, ...cols.slice(1).map(() => '')]
-    : cols.map((c) => cell(r.metrics?.[c])))]);
+  const { header, rows } = sweepRows(ranked, rankBy);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  const line = (cells: string[]): string => cells.map((c, i) => (i >= 2 && i < cells.length - 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}
+
+/** The table's cells: rank, params, the metrics, orders denied and rejected, and the strategy's health. */
+export function sweepRows(ranked: readonly SweepRunResult[], rankBy: string): { header: string[]; rows: string[][] } {
+  const cols = COLUMNS.includes(rankBy as never) ? [...COLUMNS] : [rankBy, ...COLUMNS];
+  const header = ['rank', 'params', ...cols, 'denied', 'rejected', 'strategy'];
+  const rows = ranked.map((r, i) => [String(i + 1), JSON.stringify(r.params), ...(r.error !== undefined
+    ? [...cols.map(() => ''), '', '', `error: ${r.error}`]
+    : [...cols.map((c) => cell(r.metrics?.[c])), String(r.orders?.denied ?? 0), String(r.orders?.rejected ?? 0), health(r)])]);
+  return { header, rows };
+}
+
+function health(r: SweepRunResult): string {
+  const s = r.strategy;
+  if (s === undefined || !s.failed) return 'ok';
+  return `FAILED (${s.errors} errors, ${s.overruns} overruns${s.pauses > 0 ? ', paused' : ''})`;
 }
 
 function cell(v: string | number | null | undefined): string {

@@ -1,6 +1,6 @@
 import { Decimal } from '../../domain/decimal';
-import { loadBacktestData, runBacktest, type BacktestData, type StrategyCache } from '../run-backtest';
-import { parseIntervalOption, parseRiskLimits, textRecordToDecimal } from '../options';
+import { loadBacktestData, runBacktest, runFailed, sliceBacktestData, type BacktestData, type StrategyCache } from '../run-backtest';
+import { parseIntervalOption, textRecordToDecimal } from '../options';
 import type { BacktestMetrics } from '../report';
 import type { SweepJob, SweepRunResult, SweepSetup } from './sweep-types';
 
@@ -12,18 +12,25 @@ export function loadSweepData(setup: SweepSetup): Promise<BacktestData> {
 /** One grid point: a full backtest in memory; the metrics flattened to JSON-safe values. */
 export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: SweepJob, cache?: StrategyCache): Promise<SweepRunResult> {
   try {
+    const window = job.from === undefined && job.to === undefined ? data : sliceBacktestData(data, job.from, job.to, job.tradeFrom);
     const outcome = await runBacktest({
       strategy: setup.strategy,
       strategiesDir: setup.strategiesDir,
       params: { ...setup.baseParams, ...job.params },
       interval: setup.interval === undefined ? undefined : parseIntervalOption(setup.interval, '--interval'),
       balances: textRecordToDecimal(setup.balances),
-      risk: setup.risk === undefined ? undefined : parseRiskLimits(setup.risk),
+      risk: setup.risk,
       collateral: setup.collateral,
-    }, data, cache);
+    }, window, cache);
+    const orders = outcome.result.run.context?.orders;
+    const health = outcome.replay.health;
+    const sum = (f: (h: (typeof health)[number]) => number): number => health.reduce((a, h) => a + f(h), 0);
     return {
       index: job.index, params: job.params, metrics: flattenMetrics(outcome.result.metrics),
-      orders: outcome.replay.orders.filter((o) => o.outcome === 'placed' && o.kind !== 'cancel').length, fills: outcome.replay.fills.length,
+      orders: { placed: orders?.placed ?? 0, denied: orders?.denied ?? 0, rejected: orders?.rejected ?? 0 },
+      fills: outcome.replay.fills.length,
+      strategy: { errors: sum((h) => h.errors), overruns: sum((h) => h.overruns), pauses: sum((h) => h.pauses), failed: runFailed(outcome) },
+      ...(job.withEquity === true ? { equity: outcome.result.run.equity.map((p) => [p.time, p.equity.toString()] as const) } : {}),
     };
   } catch (err) {
     return { index: job.index, params: job.params, error: (err as Error).message };

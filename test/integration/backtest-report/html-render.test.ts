@@ -9,6 +9,8 @@ import { writeReport } from '../../../src/backtest/report/write-report';
 import type { BacktestResult } from '../../../src/backtest/report/types';
 import { buildEquityCurve } from '../../../src/backtest/report/equity-curve';
 import { loadRealRun } from '../../fixtures/backtest/real-run';
+import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtest';
+import { Decimal } from '../../../src/domain/decimal';
 import { CHROMIUM as CHROMIUM_TOOL, requireTool } from '../../helpers/system-tools';
 import { smallCandles, smallFills, smallStartBalances } from '../../fixtures/backtest/small-run';
 
@@ -69,8 +71,11 @@ function resolveBinary(command: string): string {
       expect(problems).toEqual([]);
       expect(requests).toEqual([pathToFileURL(join(dir, 'report.html')).href]);
 
-      const equityLine = page.locator('#equity-chart path.line');
+      const equityLine = page.locator('#equity-chart path.line:not(.benchmark)');
       expect(await equityLine.count()).toBe(1);
+      // Buy and hold on the same candles, drawn under the equity line.
+      expect(Number(await page.locator('#equity-chart path.line.benchmark').getAttribute('data-points'))).toBeGreaterThan(100);
+      expect(Number(await page.locator('#drawdown-chart path.line').getAttribute('data-points'))).toBeGreaterThan(100);
       expect((await equityLine.getAttribute('d'))?.length).toBeGreaterThan(100);
       expect(Number(await equityLine.getAttribute('data-points'))).toBeGreaterThan(100);
       const equityBox = await page.locator('#equity-chart').boundingBox();
@@ -150,12 +155,76 @@ function resolveBinary(command: string): string {
       expect(await page.locator('#price-chart path.marker.entry').count()).toBe(4);
       expect(await page.locator('#price-chart path.marker.exit').count()).toBe(2);
       expect(await page.locator('#price-chart path.marker.flip.buy').count()).toBe(1);
-      expect(Number(await page.locator('#equity-chart path.line').getAttribute('data-points'))).toBe(11);
-      expect(await page.locator('#trades tbody tr').count()).toBe(3);
+      expect(Number(await page.locator('#equity-chart path.line:not(.benchmark)').getAttribute('data-points'))).toBe(11);
+      // One trade per entry: the two lots bought at c4 and c5 are two trades.
+      expect(await page.locator('#trades tbody tr').count()).toBe(4);
       expect(await page.locator('#open-positions tbody tr').count()).toBe(1);
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-small.png'), fullPage: true });
     } finally {
       await page.close();
+    }
+  });
+
+  test('a real backtest: failure banner, orders explained, trades with reasons and duration, settings with hashes; nothing scrolls sideways', async () => {
+    const data = await loadBacktestData([{ market: 'BTC_USDT', file: 'test/fixtures/backtest/btc_usdt-1m-binance-2021-09-29.csv' }]);
+    const runs = {
+      clean: await runBacktest({ strategy: 'rsi-reversion', interval: '5m', params: { oversold: 40 }, balances: { USDT: new Decimal(10_000) } }, data),
+      thrower: await runBacktest({ strategy: 'thrower', strategiesDir: 'test/fixtures/backtest-strategies', balances: { USDT: new Decimal(10_000) } }, data),
+      denied: await runBacktest({ strategy: 'denied-buyer', strategiesDir: 'test/fixtures/backtest-strategies', balances: { USDT: new Decimal(10_000), BTC: new Decimal('0.01') } }, data),
+    };
+    for (const [name, outcome] of Object.entries(runs)) await writeReport(join(dir, name), outcome.result);
+
+    const clean = await open('clean/report.html');
+    try {
+      expect(clean.problems).toEqual([]);
+      expect(await clean.page.locator('#run-health').getAttribute('data-failed')).toBe('false');
+      const trades = runs.clean.result.trades;
+      expect(trades.length).toBeGreaterThan(0);
+      const first = clean.page.locator('#trades tbody tr').first().locator('td');
+      const cells = await first.allInnerTexts();
+      expect(cells.at(-2)).toBe(trades[0]!.entryReason);
+      expect(cells.at(-1)).toBe(trades[0]!.exitReason);
+      expect(trades[0]!.entryReason).toBe('stop-limit buy');
+      expect(trades[0]!.exitReason).toMatch(/^OCO (take-profit|stop-loss) sell/);
+      const settings = await clean.page.locator('#settings').innerText();
+      const s = runs.clean.result.run.context!.settings;
+      expect(settings).toContain(s.data[0]!.sha256);
+      expect(settings).toContain(`version ${s.strategy.version}`);
+      expect(settings).toContain('fill model (src/simulator/FILL-MODEL.md)');
+      const summary = await clean.page.locator('#summary').innerText();
+      for (const label of ['CAGR', 'Calmar', 'SQN', 'Buy and hold return', 'Exposure', 'Average time in a trade']) expect(summary).toContain(label);
+      await clean.page.screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-real.png'), fullPage: true });
+      // The long title (every parameter) wraps: the page never scrolls sideways, even on a narrow window.
+      for (const width of [1200, 480]) {
+        await clean.page.setViewportSize({ width, height: 900 });
+        // The function runs in the page (no DOM types in this project's tsconfig: read through globalThis).
+        const overflow = await clean.page.evaluate(() => {
+          const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+          return root.scrollWidth - root.clientWidth;
+        });
+        expect(overflow).toBe(0);
+      }
+    } finally {
+      await clean.page.close();
+    }
+
+    const failed = await open('thrower/report.html');
+    try {
+      expect(await failed.page.locator('#run-health').getAttribute('data-failed')).toBe('true');
+      expect(await failed.page.locator('#run-health').innerText()).toMatch(/The strategy failed during this run[\s\S]*5 errors \(threw 5\)[\s\S]*paused after 5/);
+      expect(await failed.page.locator('#strategy-failures tbody tr').count()).toBe(5);
+    } finally {
+      await failed.page.close();
+    }
+
+    const denied = await open('denied/report.html');
+    try {
+      const counts = denied.page.locator('#order-counts');
+      expect(Number(await counts.getAttribute('data-denied'))).toBe(runs.denied.replay.strategyCandles);
+      expect(await denied.page.locator('#denied-by-rule').innerText()).toMatch(/balance\s+\d+/);
+      expect(await denied.page.locator('#rejected-by-reason').innerText()).toMatch(/venue code \d+[\s\S]*activation/i);
+    } finally {
+      await denied.page.close();
     }
   });
 });

@@ -75,4 +75,4 @@ test('a backtest and a paper run through the daemon Executor over HTTP on the sa
   } finally {
     await sim.close();
   }
-}, 20_000);
+}, 60_000); // ~12 s on a quiet machine; the HTTP half slows down a lot on a shared, loaded one

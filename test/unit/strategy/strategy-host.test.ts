@@ -1,3 +1,4 @@
+import { STRATEGY_DEFAULTS } from '../../../src/config/defaults';
 import { ManualClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { StrategyFailedError } from '../../../src/domain/errors';
@@ -113,6 +114,28 @@ describe('StrategyHost', () => {
     expect(host.handleCandle('BTC_USDT', '1m', candles[0]!)).toEqual([]);
     expect(log).toEqual(['overrun:s1', 'error:s1:overrun:1']);
     expect(host.stats('s1').overruns).toBe(1);
+  });
+
+  test("overrunPolicy 'count' (backtests): a slow call is counted, not a failure, and its intents are kept; async calls too, with no timer", async () => {
+    const { log, events } = recorder();
+    let now = 0;
+    const slow = strategy((ctx) => { now += 300; return ctx.candle.time === candles[1]!.time ? Promise.resolve([buy(ctx.candle.close)]) : [buy(ctx.candle.close)]; });
+    const host = new StrategyHost({
+      strategies: [slow], clock: new ManualClock(), events, timeBudgetMs: 250, overrunPolicy: 'count', stopwatch: () => now,
+      timers: { setTimeout: () => { throw new Error('no timer in count mode'); }, clearTimeout: () => undefined },
+    });
+    expect(host.handleCandle('BTC_USDT', '1m', candles[0]!)).toHaveLength(1);
+    expect(await host.handleCandle('BTC_USDT', '1m', candles[1]!)).toHaveLength(1);
+    expect(log).toEqual(['overrun:s1', 'intents:s1:1', 'overrun:s1', 'intents:s1:1']);
+    expect(host.stats('s1')).toMatchObject({ overruns: 2, errors: 0, consecutiveFailures: 0, paused: false });
+  });
+
+  test('by default a strategy is paused after the daemon default of consecutive failures (STRATEGY_DEFAULTS)', () => {
+    const { log, events } = recorder();
+    const host = new StrategyHost({ strategies: [strategy(() => { throw new Error('x'); })], clock: new ManualClock(), events });
+    for (const c of candles.slice(0, STRATEGY_DEFAULTS.maxConsecutiveFailures)) host.handleCandle('BTC_USDT', '1m', c);
+    expect(log.at(-1)).toBe('paused:s1');
+    expect(log.filter((l) => l.startsWith('error'))).toHaveLength(STRATEGY_DEFAULTS.maxConsecutiveFailures);
   });
 
   test('onDuration reports each call\'s stopwatch time (sync, thrown, async, even with no budget); nothing when unlistened', async () => {

@@ -1,8 +1,11 @@
-import type { FrozenConfig } from '../config/load';
+import type { z } from 'zod';
 import { Decimal } from '../domain/decimal';
 import type { MarketRiskLimits, RiskLimits } from '../risk/risk-limits';
+import type { riskSection } from './schema';
 
-type ConfigLimits = FrozenConfig['risk']['defaults'];
+/** The parsed `risk` section (config file, or `tradebot backtest --risk`). */
+export type RiskSection = Readonly<z.output<typeof riskSection>>;
+type ConfigLimits = RiskSection['defaults'];
 
 function dec(value: string | undefined): Decimal | undefined {
   return value === undefined ? undefined : new Decimal(value);
@@ -18,7 +21,7 @@ function marketLimits(l: ConfigLimits): MarketRiskLimits {
 }
 
 /** The `risk` config section as the RiskEngine's limits (decimal strings become Decimals). */
-export function riskLimitsFromConfig(risk: FrozenConfig['risk']): RiskLimits {
+export function riskLimitsFromConfig(risk: RiskSection): RiskLimits {
   const markets: Record<string, MarketRiskLimits> = {};
   for (const [market, limits] of Object.entries(risk.markets)) markets[market] = marketLimits(limits);
   return {

@@ -1,0 +1,23 @@
+/**
+ * The defaults the daemon and the backtester share, in one place: a backtest must run a strategy
+ * under the rules the daemon will apply to it, so `config/schema.ts` (the daemon) and
+ * `backtest/` (through the same schema) read them here instead of keeping copies. Plain data, no I/O.
+ *
+ * Fees are not here: the simulated exchange's markets charge them (`simulator/sim-markets.ts`), in
+ * paper trading and in backtests alike; live, the exchange's market list says.
+ */
+
+/** How the strategy host treats a strategy (config `strategies`). */
+export const STRATEGY_DEFAULTS = Object.freeze({
+  /** Time budget of one onCandle call in ms. Live, a call over it is a failure and its intents are dropped. */
+  timeBudgetMs: 250,
+  /** Consecutive failures (throw, overrun, invalid intents) after which a strategy is paused. */
+  maxConsecutiveFailures: 5,
+});
+
+/** Pre-trade risk (config `risk`). Limits absent here are off unless configured. */
+export const RISK_DEFAULTS = Object.freeze({
+  initialState: 'active' as const,
+  /** Extra money a buy must have available on top of amount x price, as a ratio: covers the fee. */
+  feeMargin: '0.002',
+});
