@@ -2,9 +2,10 @@
 //   pm2 start ecosystem.config.js                        paper trading (config/paper.yaml)
 //   TRADEBOT_CONFIG=config/live.yaml pm2 start ecosystem.config.js --env live
 //   pm2 logs tradebot | npx pino-pretty                  read the JSON logs
-//   pm2 reload tradebot                                  zero-downtime restart (waits for 'ready')
-// Secrets are never written here: export TRADEBOT_API_KEY / TRADEBOT_API_SECRET (or the *_FILE
-// variants) and TRADEBOT_REDIS_URL in the shell that runs `pm2 start`, or use a root-only env file.
+//   pm2 reload tradebot                                  fork mode: graceful stop, then start; returns once 'ready'
+// Secrets are never written here, and not given as plain environment variables either (pm2 keeps an
+// app's environment in `pm2 jlist`): export TRADEBOT_API_KEY, TRADEBOT_API_SECRET_FILE and
+// TRADEBOT_REDIS_URL_FILE (files of mode 600) in the shell that runs `pm2 start`.
 'use strict';
 
 // The config file is chosen when pm2 reads this file, from the shell's TRADEBOT_CONFIG: pm2's
@@ -45,7 +46,9 @@ module.exports = {
       exp_backoff_restart_delay: 1_000,
       min_uptime: '30s',
       max_restarts: 10,
-      // Exit 78 (EX_CONFIG) means the config is invalid: restarting cannot help.
+      // Exit 78 (EX_CONFIG) means the config is invalid: restarting cannot help. NOT 0: pm2 reports a
+      // death by signal (kill -9, the OOM killer's SIGKILL, V8's SIGABRT) as code 0, so listing 0 left
+      // a killed daemon down. A clean exit 0 only follows SIGTERM/SIGINT; stop it with `pm2 stop`.
       stop_exit_codes: [78],
       max_memory_restart: '512M',
 
@@ -66,8 +69,8 @@ module.exports = {
       env_live: {
         NODE_ENV: 'production',
         TRADEBOT_CONFIG: config,
-        // TRADEBOT_REDIS_URL (required in live mode; it may hold a password) and the API key and
-        // secret come from the shell environment, never from this file.
+        // TRADEBOT_REDIS_URL_FILE (required in live mode; the URL may hold a password) and the API
+        // key and TRADEBOT_API_SECRET_FILE come from the shell environment, never from this file.
       },
     },
   ],

@@ -5,7 +5,7 @@ import type { OrderRecord } from '../store/order-store-port';
 import { PnlTracker } from './pnl-tracker';
 
 /**
- * Fills, realised PnL, position and exposure per (strategy, market) as metrics, from the journal's
+ * Fills, realised PnL and exposure (position x last close) per (strategy, market) as metrics, from the journal's
  * fills (the same average-cost rule as the daily loss limit, which keeps its own per-market book).
  * Display only: floats in gauges, never amounts sent anywhere. Counts from the process start.
  */
@@ -33,10 +33,9 @@ export class PositionMetrics {
     for (const strategy of this.held.get(market) ?? []) this.setExposure(strategy, market);
   }
 
-  private onFill(record: OrderRecord, qty: Decimal): void {
+  private onFill(record: OrderRecord, _qty: Decimal): void {
     const labels = { strategy: record.strategy, market: record.market };
     this.metrics.fills.inc({ ...labels, side: record.side });
-    this.metrics.position.set(labels, qty.toNumber());
     const holders = this.held.get(record.market) ?? new Set<string>();
     holders.add(record.strategy);
     this.held.set(record.market, holders);

@@ -46,7 +46,7 @@ export interface Trading {
   readonly book: OpenOrderBook;
   readonly exec: Execution;
   readonly tradingControl: TradingStateControl;
-  /** Fills, realised PnL, position and exposure per strategy and market (metrics). */
+  /** Fills, realised PnL and exposure per strategy and market (metrics). */
   readonly positions: PositionMetrics;
   /** The executor's logger (intent sink, settlement). */
   readonly execLog: Logger;

@@ -142,7 +142,6 @@ export function initStrategySeries(metrics: Metrics, strategy: string, markets: 
   for (const market of markets) {
     for (const side of ['buy', 'sell'] as const) metrics.fills.inc({ strategy, market, side }, 0);
     metrics.realizedPnl.set({ strategy, market }, 0);
-    metrics.position.set({ strategy, market }, 0);
     metrics.exposure.set({ strategy, market }, 0);
     metrics.openOrders.set({ strategy, market }, 0);
   }

@@ -80,7 +80,7 @@ describe('a paper daemon scraped by a real Prometheus', () => {
       const fills = await prometheus.query('sum(tradebot_fills_total)');
       return Number(fills[0]?.value[1] ?? 0) > 0 ? true : undefined;
     }, 60_000, () => `no fill scraped\n${daemon.tail()}`);
-    await new Promise((r) => setTimeout(r, 20_000));
+    await new Promise((r) => setTimeout(r, 10_000));
     const targets = await prometheus.targets();
     expect(targets.map((t) => [t.health, t.lastError])).toEqual([['up', '']]);
 
@@ -88,7 +88,7 @@ describe('a paper daemon scraped by a real Prometheus', () => {
     expect(panels.length).toBeGreaterThan(40);
     const empty: string[] = [];
     for (const q of panels) {
-      const result = await prometheus.query(grafanaToPromQL(q.expr));
+      const result = await prometheus.query(grafanaToPromQL(q.expr, '8s'));
       if (result.length === 0) empty.push(`${q.where}: ${q.expr}`);
     }
     expect(empty).toEqual([]);

@@ -69,7 +69,10 @@ describe('RedisOrderStore, Redis-specific behaviour', () => {
     await a.recordSubmit(input, lease); // loads the scripts (EVAL) once
     const monitor = await redis.duplicate().monitor();
     const seen: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => seen.push(String(args[0]).toLowerCase()));
+    // MONITOR shows every client of the shared test Redis (other test files run at the same time):
+    // only this store's connection counts.
+    const ours = `:${(redis as unknown as { stream: { localPort: number } }).stream.localPort}`;
+    monitor.on('monitor', (_time: string, args: string[], source: string) => { if (source.endsWith(ours)) seen.push(String(args[0]).toLowerCase()); });
     const second = newOrder();
     await a.recordSubmit(second, lease);
     await a.transition(second.clientOrderId, 'accept', { orderId: 7 }, { expectedStatus: 'submitted' });
