@@ -4,8 +4,8 @@ import { ExchangeRejectedError, RequestValidationError } from '../../../src/doma
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
-import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
+import { ROWS, T0 } from '../execution/harness';
 
 /**
  * The simulator's real-market behaviour over HTTP, in both dialects: the collateral account and its
@@ -13,16 +13,8 @@ import { startSimulatedExchange, type SimulatedExchange } from '../../../src/sim
  * (active list with `left`, one deal per fill, a history row with deal amounts and no `left`, the
  * PARTIALLY_FILLED filter) and the OCO rule (the other leg ends when one executes, not on a trigger).
  */
-const T0 = 1_700_000_040;
-// Candles around 100 trading 2 BTC a minute: the default 10 % share lets 0.2 BTC a minute fill.
-const rows: CsvCandleRow[] = [
-  ['100', '101', '99', '100'],
-  ['100', '106', '99.5', '104'],
-  ['104', '105', '96', '97'],
-  ['97', '98', '90', '92'],
-  ['92', '93', '91', '92.5'],
-  ['92.5', '93', '92', '92.5'],
-].map(([open, high, low, close], i) => ({ time: T0 + i * 60, open: open!, high: high!, low: low!, close: close!, volume: '2' }));
+// The execution harness's candles around 100, trading 2 BTC a minute: the default 10 % share lets 0.2 BTC a minute fill.
+const rows = ROWS;
 
 describe.each(['venue', 'spec'] as const)('%s dialect', (dialect) => {
   let sim: SimulatedExchange;
