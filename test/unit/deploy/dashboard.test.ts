@@ -136,6 +136,15 @@ describe('metric naming conventions (docs/operations.md "Adding a metric")', () 
     expect(Object.keys(ALERT_DECISIONS).sort()).toEqual(Object.keys(METRIC_DEFS).sort());
   });
 
+  it('docs/operations.md lists every metric with its type and labels, and every alert', () => {
+    const doc = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+    for (const def of Object.values(METRIC_DEFS)) {
+      const labels = def.labelNames.map((l) => `\`${l}\``).join(', ') || '—';
+      expect([def.name, doc.includes(`| \`${def.name}\` | ${def.kind} | ${labels} |`)]).toEqual([def.name, true]);
+    }
+    for (const r of rules) expect([r.alert, doc.includes(r.alert)]).toEqual([r.alert, true]);
+  });
+
   it('every alert has a promtool test case where it fires (deploy/prometheus/alerts.test.yml)', () => {
     const tests = parse(readFileSync(join(root, 'deploy/prometheus/alerts.test.yml'), 'utf8')) as {
       rule_files: string[]; tests: { alert_rule_test: { alertname: string; exp_alerts: unknown[] }[] }[];
