@@ -175,12 +175,17 @@ export class TradebotApp {
     });
     if (killSwitch !== undefined) this.schedulers.push(killSwitch);
     await book.refresh();
+    // ctx.position from the journal's fills: a restarted daemon does not tell its strategies they are flat.
+    await trading.feedback.idle();
+    await state.orders.listAll(JOURNAL_SEED_LIMIT)
+      .then((records) => trading.feedback.seed(records.filter((r) => r.filledAmount !== '0')))
+      .catch((err: unknown) => log.warn({ err }, 'positions for strategies not read from the journal'));
     await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
 
     // 9. strategies on the candle flow, warm-up
     const runtime = wireStrategyRuntime({
       config: c, strategies: loaded.strategies, exchange, trading, marketClock: this.marketClock, metrics: m, log,
-      sink: executorSink(exec, book, m, this.wallClock, execLog),
+      sink: executorSink(exec, book, m, this.wallClock, execLog, trading.feedback.feedback),
     });
     flow = runtime.flow;
     this.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
@@ -279,6 +284,9 @@ export class TradebotApp {
     return clean && Date.now() <= deadline;
   }
 }
+
+/** Journal records read at start-up for the strategies' positions (newest first). */
+const JOURNAL_SEED_LIMIT = 10_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => { setTimeout(resolve, ms).unref(); });

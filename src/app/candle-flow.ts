@@ -32,6 +32,12 @@ export interface CandleFlowOptions {
   /** Closed candles each (market, interval) needs before trading: max warm-up of its strategies. */
   readonly warmupFor: (market: MarketName, interval: Interval) => number;
   readonly klineDelayMs: number;
+  /**
+   * Runs before a closed candle goes to the strategies: the daemon settles what the exchange did
+   * since the last candle, so ctx.openOrders, ctx.events and ctx.position include it. A failure is
+   * logged and the candle still goes (strategies must see every candle).
+   */
+  readonly beforeStrategies?: (() => Promise<void>) | undefined;
   readonly hooks?: CandleFlowHooks;
 }
 
@@ -112,6 +118,9 @@ export class CandleFlow {
     const candle: Candle = e.candle;
     this.lastClose.set(e.market, candle.close);
     this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time), candle.close);
+    if (e.source !== 'warm-up' && this.o.beforeStrategies !== undefined) {
+      await this.o.beforeStrategies().catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
+    }
     const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
     if (intents.length === 0) return;
     if (e.source === 'warm-up') return;

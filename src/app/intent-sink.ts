@@ -5,12 +5,13 @@ import type { Metrics } from '../metrics/registry';
 import type { IntentSink } from './candle-flow';
 import type { Execution } from './execution-wiring';
 import type { OpenOrderBook } from './open-order-book';
+import type { OrderFeedback } from '../strategy/order-feedback';
 
 /**
  * Intents from the candle flow -> the executor, one at a time in the order the strategies emitted
  * them. A failure of one intent is counted and logged; it never stops the others.
  */
-export function executorSink(exec: Execution, book: OpenOrderBook, metrics: Metrics, wallClock: Clock, log: Logger): IntentSink {
+export function executorSink(exec: Execution, book: OpenOrderBook, metrics: Metrics, wallClock: Clock, log: Logger, feedback?: OrderFeedback): IntentSink {
   let lastRefreshMs = 0;
   return {
     submit: async (intents) => {
@@ -22,7 +23,10 @@ export function executorSink(exec: Execution, book: OpenOrderBook, metrics: Metr
             book.note(result.records);
           }
         } catch (err) {
-          metrics.intents.inc({ strategy: stamped.strategy, result: 'denied', rule: err instanceof NotReadyError ? 'not_ready' : 'error' });
+          const rule = err instanceof NotReadyError ? 'not_ready' : 'error';
+          metrics.intents.inc({ strategy: stamped.strategy, result: 'denied', rule });
+          // Strategies are third-party code: they get the rule, not the internal error (it is in the daemon's log).
+          feedback?.denied(stamped.strategy, stamped.intent.market, rule, rule === 'not_ready' ? 'the executor is not ready (reconciling or stopping)' : 'the executor failed; see the daemon log');
           log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
         }
       }

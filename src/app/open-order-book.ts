@@ -81,6 +81,7 @@ function toView(r: OrderRecord): OpenOrderView {
     price: new Decimal(r.price),
     activationPrice: r.activationPrice === undefined ? undefined : new Decimal(r.activationPrice),
     stopLimitPrice: r.stopLimitPrice === undefined ? undefined : new Decimal(r.stopLimitPrice),
+    purpose: r.purpose,
     candleTime: r.candleTime,
   };
 }

@@ -27,7 +27,7 @@ export interface StrategyRuntimeInput {
 export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: StrategyHost; readonly flow: CandleFlow } {
   const c = i.config;
   const m = i.metrics;
-  const { balances, book, exec, positions } = i.trading;
+  const { balances, book, exec, positions, feedback } = i.trading;
   for (const s of i.strategies) initStrategySeries(m, s.name, s.markets);
   const host = new StrategyHost({
     strategies: i.strategies, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
@@ -36,6 +36,8 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: S
       balances: () => balances.latest()?.balances ?? {},
       openOrders: (strategy, market) => book.of(strategy, market),
       marketInfo: (market) => exec.catalog.cached(market),
+      position: (strategy, market, close) => feedback.feedback.position(strategy, market, close),
+      events: (strategy, market) => feedback.feedback.take(strategy, market),
     },
     events: {
       onError: (e) => m.strategyErrors.inc({ strategy: e.strategy }),
@@ -51,13 +53,19 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: S
   const flow = new CandleFlow({
     host, client: i.exchange, clock: i.marketClock, log: componentLogger(i.log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
     sink: i.sink,
+    beforeStrategies: () => feedback.idle(),
     warmupFor: (market, interval) => Math.max(1, ...i.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
       onCandle: (market, interval, closeTime, close) => {
         recordCandleClose(m, market, interval, closeTime);
         positions.price(market, close);
       },
-      onStaleIntents: (intents) => { for (const x of intents) m.intents.inc({ strategy: x.strategy, result: 'denied', rule: 'stale_candle' }); },
+      onStaleIntents: (intents) => {
+        for (const x of intents) {
+          m.intents.inc({ strategy: x.strategy, result: 'denied', rule: 'stale_candle' });
+          feedback.feedback.denied(x.strategy, x.intent.market, 'stale_candle', 'computed on a candle older than one interval');
+        }
+      },
     },
   });
   return { host, flow };

@@ -9,9 +9,11 @@ import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
 import { setTradingState, type Metrics } from '../metrics/registry';
 import { RiskEngine } from '../risk/risk-engine';
+import type { ExecutionEvents } from '../execution/events';
 import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
 import { MeteredOrderStore } from './metered-order-store';
 import { OpenOrderBook } from './open-order-book';
+import { OrderFeedbackRecorder } from './order-feedback-recorder';
 import { PnlTracker } from './pnl-tracker';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
@@ -50,6 +52,8 @@ export interface Trading {
   readonly positions: PositionMetrics;
   /** The executor's logger (intent sink, settlement). */
   readonly execLog: Logger;
+  /** What strategies are told about their orders (ctx.events, ctx.position). */
+  readonly feedback: OrderFeedbackRecorder;
 }
 
 /**
@@ -84,8 +88,15 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     execLog.info({ market: record.market, realized: amount.toString(), today: riskEngine.realizedPnlToday().toString() }, 'realised PnL');
   });
   const positions = new PositionMetrics(m, new Decimal(c.risk.feeMargin));
-  const events = executionEventSink(m, execLog, {
+  const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
+  const feedback = new OrderFeedbackRecorder(store, (err) => execLog.warn({ err }, 'order feedback for strategies not recorded'));
+  const observers = executionEventSink(m, execLog, {
     wallClock: i.wallClock,
+    // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
+    // an operator fixed exchange.dialect and resumed.
+    onClientOrderIdIgnored: () => {
+      void tradingControl.set('halted', 'the exchange ignored a client order id: check exchange.dialect', i.wallClock.nowMs());
+    },
     onFill: (id) => {
       void store.get(id).then((r) => {
         if (r === undefined) return;
@@ -94,6 +105,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
       }).catch(() => undefined);
     },
   });
+  const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   const exec = buildExecution({
     config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, markets: i.markets, metrics: m,
     account: i.state.keys.account, strategies: i.strategies,
@@ -102,9 +114,8 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     }),
     balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : collateralFree(collateral, cur)) },
   });
-  const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback };
 }
 
 const NOTHING = new Decimal(0);

@@ -58,7 +58,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
         intent: unchanged ? intent : { ...intent, amount, price, activationPrice },
         records: [{
           strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
-          clientOrderId: cid, kind: 'stop_limit', price,
+          clientOrderId: cid, kind: 'stop_limit', price, purpose: intent.purpose,
         }],
         sentClientOrderId: cid,
       },
@@ -75,7 +75,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const legs = ocoLegIds({ strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag });
   const record = (clientOrderId: string, kind: 'oco_sl' | 'oco_tp'): NewOrderRecord => ({
     strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
-    clientOrderId, kind, price, stopLimitPrice,
+    clientOrderId, kind, price, stopLimitPrice, purpose: intent.purpose,
   });
   return {
     ok: true,

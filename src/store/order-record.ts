@@ -24,6 +24,7 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
   if (input.market.length === 0) problems['market'] = ['must not be empty'];
   if (input.side !== 'buy' && input.side !== 'sell') problems['side'] = ['buy or sell'];
   if (!ORDER_KINDS.includes(input.kind)) problems['kind'] = [`one of ${ORDER_KINDS.join(', ')}`];
+  if (input.purpose !== undefined && input.purpose !== 'entry' && input.purpose !== 'exit') problems['purpose'] = ['entry or exit'];
   if (!Number.isSafeInteger(input.candleTime) || input.candleTime < 0) problems['candleTime'] = ['Unix seconds, integer'];
   if (Object.keys(problems).length > 0) {
     throw new RequestValidationError('invalid order journal record', problems, { clientOrderId: input.clientOrderId });
@@ -49,6 +50,7 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
   const stopLimit = money(input.stopLimitPrice, 'stopLimitPrice');
   if (stopLimit !== undefined) fields['stopLimitPrice'] = stopLimit;
   if (input.reason !== undefined) fields['reason'] = input.reason;
+  if (input.purpose !== undefined) fields['purpose'] = input.purpose;
   return fields;
 }
 
@@ -101,6 +103,7 @@ export function parseRecord(fields: RecordFields, history: readonly string[]): O
     activationPrice: fields['activationPrice'],
     stopLimitPrice: fields['stopLimitPrice'],
     candleTime: Number(fields['candleTime']),
+    purpose: fields['purpose'] === 'entry' || fields['purpose'] === 'exit' ? fields['purpose'] : undefined,
     status,
     orderId: optionalNumber(fields['orderId']),
     ocoId: optionalNumber(fields['ocoId']),

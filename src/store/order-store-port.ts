@@ -33,6 +33,8 @@ export interface NewOrderRecord {
   /** Open time of the candle the intent came from, Unix seconds. */
   readonly candleTime: number;
   readonly reason?: string | undefined;
+  /** The intent's purpose, when it said one (strategies read it back in ctx.openOrders). */
+  readonly purpose?: 'entry' | 'exit' | undefined;
 }
 
 /** One entry of a record's bounded history (oldest first). `event` is `record` for the creation. */
@@ -56,6 +58,8 @@ export interface OrderRecord {
   readonly activationPrice: string | undefined;
   readonly stopLimitPrice: string | undefined;
   readonly candleTime: number;
+  /** The intent's purpose, when it said one. */
+  readonly purpose?: 'entry' | 'exit' | undefined;
   readonly status: OrderStatus;
   /** The exchange's order id, once known. */
   readonly orderId: number | undefined;

@@ -1,6 +1,7 @@
 import type { Candle, Interval } from '../domain/candle';
 import type { Balances, MarketInfo, MarketName } from '../domain/market';
 import type { Intent } from '../domain/intent';
+import { Decimal } from '../domain/decimal';
 import type { Clock } from '../core/clock';
 import { StrategyFailedError } from '../domain/errors';
 import { STRATEGY_DEFAULTS } from '../config/defaults';
@@ -8,6 +9,7 @@ import { CandleRing } from './candle-series';
 import { indicators } from './indicators';
 import { validateIntents, type StampedIntent } from './intent-validation';
 import type { OpenOrderView } from './open-order';
+import type { OrderEvent, PositionView } from './order-feedback';
 import type { LoadedStrategy } from './prepare-strategy';
 import type { StrategyContext, StrategyLogger } from './strategy';
 
@@ -34,6 +36,10 @@ export interface StrategyHostView {
   /** This strategy's open orders on this market. */
   openOrders?(strategy: string, market: MarketName): readonly OpenOrderView[];
   marketInfo?(market: MarketName): MarketInfo | undefined;
+  /** This strategy's position on the market, valued at `lastPrice` (the candle's close). */
+  position?(strategy: string, market: MarketName, lastPrice: Decimal): PositionView;
+  /** What happened to its orders since its last call; called once per call (it drains). */
+  events?(strategy: string, market: MarketName): readonly OrderEvent[];
 }
 
 /** Timers for the async time budget only (a sync strategy is timed with `stopwatch`, no timer). */
@@ -79,6 +85,8 @@ const EMPTY: Result = Object.freeze([]);
 const NOOP_LOGGER: StrategyLogger = { debug() {}, info() {}, warn() {}, error() {} };
 const NO_BALANCES: Balances = Object.freeze({});
 const NO_ORDERS: readonly OpenOrderView[] = Object.freeze([]);
+const NO_EVENTS: readonly OrderEvent[] = Object.freeze([]);
+const FLAT: PositionView = Object.freeze({ amount: new Decimal(0), averageEntry: undefined, unrealizedPnl: new Decimal(0) });
 const DEFAULT_TIMERS: HostTimers = {
   setTimeout: (fn, ms) => {
     const t = setTimeout(fn, ms);
@@ -170,6 +178,7 @@ export class StrategyHost {
           ctx: {
             strategy: loaded.name, market, interval: loaded.interval, candle: undefined as unknown as Candle,
             candles: undefined as unknown as CandleRing, indicators, balances: NO_BALANCES, openOrders: NO_ORDERS,
+            position: FLAT, events: NO_EVENTS,
             params: loaded.params, log, marketInfo: undefined, state: undefined, nowMs: 0,
           },
         };
@@ -278,6 +287,8 @@ export class StrategyHost {
     ctx.balances = this.view.balances?.() ?? NO_BALANCES;
     ctx.openOrders = this.view.openOrders?.(runner.loaded.name, slot.market) ?? NO_ORDERS;
     ctx.marketInfo = this.view.marketInfo?.(slot.market);
+    ctx.position = this.view.position?.(runner.loaded.name, slot.market, candle.close) ?? FLAT;
+    ctx.events = this.view.events?.(runner.loaded.name, slot.market) ?? NO_EVENTS;
     runner.stats.calls++;
     const timed = this.timed;
     const started = timed ? this.stopwatch() : 0;

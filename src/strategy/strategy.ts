@@ -5,6 +5,7 @@ import type { Intent } from '../domain/intent';
 import type { CandleSeries } from './candle-series';
 import type { Indicators } from './indicators';
 import type { OpenOrderView } from './open-order';
+import type { OrderEvent, PositionView } from './order-feedback';
 
 /**
  * The strategy module contract. A file in `strategies/` default-exports a StrategyDefinition,
@@ -31,6 +32,7 @@ export type { MarketInfo, Balances, MarketName } from '../domain/market';
 export type { CandleSeries } from './candle-series';
 export type { Indicators } from './indicators';
 export type { OpenOrderView } from './open-order';
+export type { OrderEvent, OcoLeg, PositionView } from './order-feedback';
 
 /** The logger handed to strategies: the method subset of pino's Logger (a pino child logger fits). */
 export interface StrategyLogger {
@@ -56,6 +58,13 @@ export interface StrategyContext<P = Record<string, unknown>, S = Record<string,
   readonly balances: Balances;
   /** This strategy's open orders on this market (OCO = one entry). */
   readonly openOrders: readonly OpenOrderView[];
+  /** This strategy's position on this market from its own fills, valued at the newest close. */
+  readonly position: PositionView;
+  /**
+   * What happened to this strategy's orders on this market since its previous `onCandle` call,
+   * oldest first: fills, partial fills, cancels, rejections, risk denials (see OrderEvent).
+   */
+  readonly events: readonly OrderEvent[];
   /** Validated parameters: schema defaults merged with config overrides. */
   readonly params: P;
   readonly log: StrategyLogger;

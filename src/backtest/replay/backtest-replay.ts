@@ -22,6 +22,7 @@ import { OrderFlow, type OrderLogEntry } from './order-flow';
 import { OrderJournal } from './order-journal';
 import { RealizedPnl } from './realized-pnl';
 import { RiskGate } from '../../execution/risk-gate';
+import { OrderFeedback } from '../../strategy/order-feedback';
 
 export interface ReplayMarket {
   readonly info: MarketInfo;
@@ -140,7 +141,9 @@ export class BacktestReplay {
       balances: () => account.balances(),
       openOnMarket: (m) => journal.openOnMarket(m),
     });
+    const feedback = new OrderFeedback();
     this.flow = new OrderFlow({
+      feedback,
       engine: this.engine, apiKey: API_KEY, clock: this.clock, markets: infos, risk: gate, journal, account,
       pnl: new RealizedPnl(), onRealized: (amount, timeMs) => risk.recordRealizedPnl({ amount, timeMs }),
     });
@@ -151,7 +154,10 @@ export class BacktestReplay {
     this.host = new StrategyHost({
       strategies: input.strategies, clock: this.clock, timeBudgetMs: budgetMs, overrunPolicy: 'count', maxConsecutiveFailures: pauseAfter,
       events: this.health.events, logger: input.log?.(() => this.clock.nowMs()),
-      view: { balances: () => account.balances(), openOrders: (s, m) => journal.openOf(s, m), marketInfo: (m) => infos.get(m) },
+      view: {
+        balances: () => account.balances(), openOrders: (s, m) => journal.openOf(s, m), marketInfo: (m) => infos.get(m),
+        position: (s, m, close) => feedback.position(s, m, close), events: (s, m) => feedback.take(s, m),
+      },
     });
     this.lanes = input.markets.map((m) => {
       const intervals = [...new Set(input.strategies.filter((s) => s.markets.includes(m.info.name)).map((s) => s.interval))].sort();

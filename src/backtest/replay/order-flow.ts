@@ -13,6 +13,7 @@ import type { AccountView } from './account-view';
 import type { OrderJournal } from './order-journal';
 import type { RealizedPnl } from './realized-pnl';
 import type { RiskGate } from '../../execution/risk-gate';
+import type { OrderFeedback } from '../../strategy/order-feedback';
 
 /** What happened to one intent (the order log of the run; the parity test compares it with paper mode). */
 export interface OrderLogEntry {
@@ -56,6 +57,8 @@ export interface OrderFlowDeps {
   readonly pnl: RealizedPnl;
   /** Realised PnL of a fill goes to the risk engine's daily loss limit. */
   readonly onRealized: (amount: Decimal, timeMs: number) => void;
+  /** What strategies are told about their orders (ctx.events, ctx.position). */
+  readonly feedback: OrderFeedback;
 }
 
 /**
@@ -127,7 +130,9 @@ export class OrderFlow {
       }
     } catch (err) {
       if (!(err instanceof ExchangeRejectedError)) throw err;
-      this.log[this.log.length - 1] = logEntry('rejected', err.code, rejectionReason(err), err.venueCode);
+      const reason = rejectionReason(err);
+      this.log[this.log.length - 1] = logEntry('rejected', err.code, reason, err.venueCode);
+      this.d.feedback.rejected(stamped.strategy, intent.market, cid, reason);
     }
     this.d.account.touch();
   }
@@ -138,6 +143,7 @@ export class OrderFlow {
       time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind, side: intent.side,
       clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule, reason,
     });
+    this.d.feedback.denied(stamped.strategy, intent.market, rule, reason);
   }
 
   /** Every engine event of our account: fills are recorded and fed back. */
@@ -156,7 +162,28 @@ export class OrderFlow {
       const realized = this.d.pnl.onFill(deal.market, deal.side, deal.amount, deal.price, deal.fee, deal.deal);
       if (!realized.isZero()) this.d.onRealized(realized, deal.time * 1000);
     }
+    this.tell(event);
     this.d.journal.refresh(order.clientOrderId);
+  }
+
+  /** The strategy's ctx.events and ctx.position (both OCO legs carry the OCO's client order id). */
+  private tell(event: EngineEvent): void {
+    if (event.type === 'triggered') return;
+    const order = event.order;
+    const view = this.d.journal.viewOf(order.clientOrderId);
+    if (view === undefined) return;
+    const leg = order.ocoId === undefined ? undefined : order.activationPrice === undefined ? 'take_profit' as const : 'stop_loss' as const;
+    if (event.type === 'filled') {
+      const deal = event.deal;
+      this.d.feedback.fill({
+        strategy: view.strategy, market: view.market, clientOrderId: view.clientOrderId, side: deal.side, amount: deal.amount,
+        price: deal.price, fee: deal.fee, filledAmount: order.dealStock, complete: order.left.isZero(), leg,
+      });
+    } else {
+      this.d.feedback.cancelled({
+        strategy: view.strategy, market: view.market, clientOrderId: view.clientOrderId, filledAmount: order.dealStock, leg, byOcoRule: event.reason === 'oco',
+      });
+    }
   }
 
   private cancel(stamped: StampedIntent, intent: CancelIntent): void {
@@ -167,7 +194,9 @@ export class OrderFlow {
     });
     const status = this.d.journal.status(intent.clientOrderId, stamped.strategy, intent.market);
     if (status === 'unknown') {
-      this.log.push(entry('denied', 'cancel_unknown', `no order ${intent.clientOrderId} of ${stamped.strategy} on ${intent.market}`));
+      const reason = `no order ${intent.clientOrderId} of ${stamped.strategy} on ${intent.market}`;
+      this.log.push(entry('denied', 'cancel_unknown', reason));
+      this.d.feedback.denied(stamped.strategy, intent.market, 'cancel_unknown', reason);
       return;
     }
     if (status === 'final') {

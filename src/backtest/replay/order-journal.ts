@@ -46,6 +46,11 @@ export class OrderJournal {
     return isOpen(entry) ? 'open' : 'final';
   }
 
+  /** The view an order was placed with (still open or not). */
+  viewOf(clientOrderId: string): OpenOrderView | undefined {
+    return this.all.get(clientOrderId)?.view;
+  }
+
   kind(clientOrderId: string): OpenOrderView['kind'] | undefined {
     return this.all.get(clientOrderId)?.view.kind;
   }

@@ -1,0 +1,199 @@
+import { Decimal } from '../domain/decimal';
+import type { MarketName } from '../domain/market';
+import type { OrderSide } from '../domain/order';
+
+/** Which leg of an OCO an event is about (absent for a stop-limit order). */
+export type OcoLeg = 'take_profit' | 'stop_loss';
+
+/**
+ * What happened to this strategy's orders on this market since its last `onCandle` call
+ * (`ctx.events`, oldest first). The same shape in backtests, paper and live. An OCO is named by
+ * the client order id its `ctx.openOrders` entry carries.
+ * - `filled` / `partially_filled`: one execution; `amount` is what this one executed at `price`
+ *   (the average price of the execution), `filledAmount` the order's (leg's) total so far;
+ * - `cancelled`: the order ended without executing fully (your cancel, the kill-switch, the venue);
+ *   the leg of an OCO cancelled because its other leg executed is not reported (the fill is);
+ * - `rejected`: the exchange refused the order; nothing rests;
+ * - `denied`: a pre-trade rule refused the intent (`rule`: `balance`, `max_open_orders`,
+ *   `trading_state`, `cancel_unknown`, ...); nothing was sent.
+ */
+export type OrderEvent =
+  | {
+      readonly type: 'filled' | 'partially_filled';
+      readonly clientOrderId: string;
+      readonly side: OrderSide;
+      readonly amount: Decimal;
+      readonly price: Decimal;
+      readonly fee: Decimal;
+      readonly filledAmount: Decimal;
+      readonly leg?: OcoLeg | undefined;
+    }
+  | { readonly type: 'cancelled'; readonly clientOrderId: string; readonly filledAmount: Decimal }
+  | { readonly type: 'rejected'; readonly clientOrderId: string; readonly reason: string }
+  | { readonly type: 'denied'; readonly rule: string; readonly reason: string };
+
+/**
+ * This strategy's position on this market (`ctx.position`), from its own fills: `amount` in the
+ * stock currency (negative = short, e.g. an OCO sell exit on the collateral account), the average
+ * entry price of what is held (undefined when flat; fees not included), and the unrealised PnL at
+ * the newest candle's close: amount x (close - average entry).
+ */
+export interface PositionView {
+  readonly amount: Decimal;
+  readonly averageEntry: Decimal | undefined;
+  readonly unrealizedPnl: Decimal;
+}
+
+/** One execution as the recorder saw it (deal in a backtest, journal fill delta in the daemon). */
+export interface FillInput {
+  readonly strategy: string;
+  readonly market: MarketName;
+  /** The id of the order's `ctx.openOrders` entry (an OCO's, for both legs). */
+  readonly clientOrderId: string;
+  readonly side: OrderSide;
+  readonly amount: Decimal;
+  readonly price: Decimal;
+  readonly fee: Decimal;
+  readonly filledAmount: Decimal;
+  /** Nothing of the order (leg) is left. */
+  readonly complete: boolean;
+  readonly leg?: OcoLeg | undefined;
+}
+
+export interface CancelInput {
+  readonly strategy: string;
+  readonly market: MarketName;
+  readonly clientOrderId: string;
+  readonly filledAmount: Decimal;
+  readonly leg?: OcoLeg | undefined;
+  /** The venue ended this leg because the other one triggered or executed (the OCO rule): not news. */
+  readonly byOcoRule?: boolean | undefined;
+}
+
+interface Position {
+  amount: Decimal;
+  /** Average entry of what is held; meaningless when amount is zero. */
+  entry: Decimal;
+}
+
+/** Events kept per (strategy, market) while it does not run (paused): the oldest go first. */
+const MAX_EVENTS = 1000;
+/** OCO ids remembered for the leg rule below; oldest forgotten first. */
+const MAX_OCOS = 10_000;
+const ZERO = new Decimal(0);
+const FLAT: PositionView = Object.freeze({ amount: ZERO, averageEntry: undefined, unrealizedPnl: ZERO });
+const NO_EVENTS: readonly OrderEvent[] = Object.freeze([]);
+
+/**
+ * Collects what strategies are told about their orders: the events since their last call and their
+ * positions. One class for the backtest and the daemon, which feed it from their own sources (the
+ * engine's deals; the journal's fills), so the shape and the rules cannot drift apart. Pure: no I/O.
+ */
+export class OrderFeedback {
+  private readonly queues = new Map<string, OrderEvent[]>();
+  private readonly positions = new Map<string, Position>();
+  /** OCO id -> legs that triggered or executed: a cancel of the OTHER leg is the OCO rule, not news. */
+  private readonly ocoFills = new Map<string, Set<OcoLeg>>();
+  /** OCO ids whose cancellation was already reported (both legs end cancelled: one event). */
+  private readonly ocoCancelled = new Map<string, true>();
+
+  fill(f: FillInput): void {
+    const key = slotKey(f.strategy, f.market);
+    if (f.leg !== undefined) remember(this.ocoFills, f.clientOrderId, () => new Set<OcoLeg>()).add(f.leg);
+    this.move(key, f.side === 'buy' ? f.amount : f.amount.negated(), f.price);
+    this.push(key, {
+      type: f.complete ? 'filled' : 'partially_filled', clientOrderId: f.clientOrderId, side: f.side, amount: f.amount,
+      price: f.price, fee: f.fee, filledAmount: f.filledAmount, ...(f.leg === undefined ? {} : { leg: f.leg }),
+    });
+  }
+
+  /** An OCO's stop-loss leg triggered: the venue may end the take-profit leg for it (not news). */
+  triggered(clientOrderId: string, leg: OcoLeg): void {
+    remember(this.ocoFills, clientOrderId, () => new Set<OcoLeg>()).add(leg);
+  }
+
+  cancelled(c: CancelInput): void {
+    if (c.byOcoRule === true) return;
+    if (c.leg !== undefined) {
+      const other: OcoLeg = c.leg === 'take_profit' ? 'stop_loss' : 'take_profit';
+      if (this.ocoFills.get(c.clientOrderId)?.has(other) === true) return;
+      if (this.ocoCancelled.has(c.clientOrderId)) return;
+      remember(this.ocoCancelled, c.clientOrderId, () => true as const);
+    }
+    this.push(slotKey(c.strategy, c.market), { type: 'cancelled', clientOrderId: c.clientOrderId, filledAmount: c.filledAmount });
+  }
+
+  rejected(strategy: string, market: MarketName, clientOrderId: string, reason: string): void {
+    this.push(slotKey(strategy, market), { type: 'rejected', clientOrderId, reason });
+  }
+
+  denied(strategy: string, market: MarketName, rule: string, reason: string): void {
+    this.push(slotKey(strategy, market), { type: 'denied', rule, reason });
+  }
+
+  /** The events since the last take of this (strategy, market), oldest first; the queue is emptied. */
+  take(strategy: string, market: MarketName): readonly OrderEvent[] {
+    if (this.queues.size === 0) return NO_EVENTS;
+    const key = slotKey(strategy, market);
+    const events = this.queues.get(key);
+    if (events === undefined) return NO_EVENTS;
+    this.queues.delete(key);
+    return events;
+  }
+
+  /** The position, its unrealised PnL valued at `lastPrice`. */
+  position(strategy: string, market: MarketName, lastPrice: Decimal | undefined): PositionView {
+    if (this.positions.size === 0) return FLAT;
+    const p = this.positions.get(slotKey(strategy, market));
+    if (p === undefined || p.amount.isZero()) return FLAT;
+    const unrealizedPnl = lastPrice === undefined ? ZERO : p.amount.times(lastPrice.minus(p.entry));
+    return { amount: p.amount, averageEntry: p.entry, unrealizedPnl };
+  }
+
+  /** A fill from before (the journal at start-up): the position moves, nothing is told. */
+  seedFill(f: FillInput): void {
+    if (f.leg !== undefined) remember(this.ocoFills, f.clientOrderId, () => new Set<OcoLeg>()).add(f.leg);
+    this.move(slotKey(f.strategy, f.market), f.side === 'buy' ? f.amount : f.amount.negated(), f.price);
+  }
+
+  /** Signed change of the held amount at `price`: adding keeps an average, reducing keeps the entry, crossing zero starts anew. */
+  private move(key: string, signed: Decimal, price: Decimal): void {
+    const p = this.positions.get(key);
+    if (p === undefined || p.amount.isZero()) {
+      this.positions.set(key, { amount: signed, entry: price });
+      return;
+    }
+    const next = p.amount.plus(signed);
+    if (p.amount.isPositive() === signed.isPositive()) {
+      p.entry = p.entry.times(p.amount).plus(price.times(signed)).dividedBy(next);
+    } else if (!next.isZero() && next.isPositive() !== p.amount.isPositive()) {
+      p.entry = price;
+    }
+    p.amount = next;
+  }
+
+  private push(key: string, event: OrderEvent): void {
+    const list = this.queues.get(key);
+    if (list === undefined) {
+      this.queues.set(key, [event]);
+      return;
+    }
+    if (list.length >= MAX_EVENTS) list.shift();
+    list.push(event);
+  }
+}
+
+function slotKey(strategy: string, market: MarketName): string {
+  return `${strategy}|${market}`;
+}
+
+/** Map get-or-create with a bound: the oldest entry goes when full (Maps iterate in insertion order). */
+function remember<V>(map: Map<string, V>, key: string, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    if (map.size >= MAX_OCOS) map.delete(map.keys().next().value as string);
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}
