@@ -68,9 +68,13 @@ const RECONCILE_LABEL: Readonly<Record<string, { readonly discrepancy: Discrepan
 
 /**
  * Execution events -> metrics and log lines. Fills go to `onFill` (realised PnL for the daily loss
- * limit). Never throws: a listener failure must not change an order's fate.
+ * limit); an order the exchange took without our client order id goes to `onClientOrderIdIgnored`
+ * (halt). Never throws: a listener failure must not change an order's fate.
  */
-export function executionEventSink(metrics: Metrics, log: Logger, hooks: { onFill(clientOrderId: string): void; wallClock: Clock }): ExecutionEvents {
+export function executionEventSink(
+  metrics: Metrics, log: Logger,
+  hooks: { onFill(clientOrderId: string): void; onClientOrderIdIgnored(reason: string): void; wallClock: Clock },
+): ExecutionEvents {
   return {
     emit(e: ExecutionEvent): void {
       switch (e.type) {
@@ -101,6 +105,12 @@ export function executionEventSink(metrics: Metrics, log: Logger, hooks: { onFil
           return;
         case 'JournalWriteFailed':
           log.error({ clientOrderId: e.clientOrderId, error: e.error }, 'journal write failed after the exchange answered; reconciliation will catch up');
+          return;
+        case 'ClientOrderIdIgnored':
+          metrics.clientOrderIdIgnored.inc();
+          log.error({ clientOrderId: e.clientOrderId, market: e.market, canceled: e.canceled, reason: e.reason },
+            `client order id ignored by the exchange: trading halted. ${e.reason}`);
+          hooks.onClientOrderIdIgnored(e.reason);
           return;
         case 'OrderAdopted':
           log.warn({ clientOrderId: e.clientOrderId, orderId: e.orderId, market: e.market, strategy: e.strategy }, 'order adopted from the exchange into the journal');

@@ -88,9 +88,15 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     execLog.info({ market: record.market, realized: amount.toString(), today: riskEngine.realizedPnlToday().toString() }, 'realised PnL');
   });
   const positions = new PositionMetrics(m, new Decimal(c.risk.feeMargin));
+  const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
   const feedback = new OrderFeedbackRecorder(store, (err) => execLog.warn({ err }, 'order feedback for strategies not recorded'));
   const observers = executionEventSink(m, execLog, {
     wallClock: i.wallClock,
+    // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
+    // an operator fixed exchange.dialect and resumed.
+    onClientOrderIdIgnored: () => {
+      void tradingControl.set('halted', 'the exchange ignored a client order id: check exchange.dialect', i.wallClock.nowMs());
+    },
     onFill: (id) => {
       void store.get(id).then((r) => {
         if (r === undefined) return;
@@ -108,7 +114,6 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     }),
     balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : collateralFree(collateral, cur)) },
   });
-  const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
   await tradingControl.init(c.risk.initialState);
   return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback };
 }

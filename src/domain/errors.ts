@@ -1,3 +1,5 @@
+import type { OrderReport } from './order';
+
 /**
  * The error tree. Every error tradebot throws extends TradebotError and carries a stable `code`
  * (documented in the README's error table), context fields and an optional `cause`.
@@ -89,6 +91,27 @@ export class OrderNotFoundError extends ExchangeRejectedError {
 export class DuplicateClientOrderIdError extends ExchangeRejectedError {
   override readonly name = 'DuplicateClientOrderIdError';
   override readonly code = 'TB_ERR_DUPLICATE_CLIENT_ORDER_ID';
+}
+
+/**
+ * An order-create answer did not echo the client order id that was sent (or came back in another
+ * wire dialect): the venue ignored the id, so this order has lost its exactly-once safety net. Thrown
+ * by the client AFTER it tried to cancel the order by its exchange id: `context.canceled` says whether
+ * that worked, `context.orderId` / `context.ocoId` name it, `context.dialect` / `context.answeredIn`
+ * the dialects. `legs` are the order's latest reports (after the cancel when it worked), [order] or
+ * [stopLoss, takeProfit], so the journal can record what happened. The daemon halts trading on it.
+ */
+export class ClientOrderIdIgnoredError extends TradebotError {
+  override readonly name = 'ClientOrderIdIgnoredError';
+  readonly code = 'TB_ERR_CLIENT_ORDER_ID_IGNORED';
+  constructor(
+    message: string,
+    readonly legs: readonly OrderReport[],
+    readonly ocoId: number | undefined,
+    context: ErrorContext = {},
+  ) {
+    super(message, context);
+  }
 }
 
 // ---- outcome unknown / retryable --------------------------------------------------------------

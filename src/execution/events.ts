@@ -30,6 +30,12 @@ export type ExecutionEvent =
   | { readonly type: 'OrderAdopted'; readonly clientOrderId: string; readonly orderId: number; readonly market: MarketName; readonly strategy: string }
   /** The exchange has an order the journal does not know. `action` is what the policy did. */
   | { readonly type: 'UnknownOrderFound'; readonly market: MarketName; readonly orderId: number; readonly clientOrderId: string | undefined; readonly action: 'ignored' | 'adopted' | 'canceled' | 'failed' }
+  /**
+   * The exchange created the order but ignored its client order id (no echo, or an answer in another
+   * wire dialect): the client canceled it by its exchange id (`canceled` says whether that worked).
+   * The daemon halts trading on it: the exactly-once safety net is gone until the dialect is fixed.
+   */
+  | { readonly type: 'ClientOrderIdIgnored'; readonly clientOrderId: string; readonly market: MarketName; readonly canceled: boolean; readonly reason: string }
   /** The exchange answered, but writing the outcome to the journal failed; the reconciler will catch up. */
   | { readonly type: 'JournalWriteFailed'; readonly clientOrderId: string; readonly error: string }
   | { readonly type: 'ReconciliationCompleted'; readonly durationMs: number; readonly checked: number; readonly discrepancies: Readonly<Record<DiscrepancyKind, number>> }

@@ -1,5 +1,5 @@
 import {
-  DuplicateClientOrderIdError, ExchangeRejectedError, ExchangeUnavailableError, InvalidTransitionError, RequestValidationError, StaleStateError, TradebotError,
+  ClientOrderIdIgnoredError, DuplicateClientOrderIdError, ExchangeRejectedError, ExchangeUnavailableError, InvalidTransitionError, RequestValidationError, StaleStateError, TradebotError,
 } from '../domain/errors';
 import type { OrderReport } from '../domain/order';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -85,6 +85,7 @@ export class OrderSender {
   }
 
   private async failed(records: readonly OrderRecord[], err: unknown): Promise<SendOutcome> {
+    if (err instanceof ClientOrderIdIgnoredError) return this.contained(records, err);
     if (err instanceof DuplicateClientOrderIdError) {
       // It exists. Adopt what the exchange has; if the look-up cannot see it yet, it stays
       // `submitted` and the periodic settler finds it.
@@ -113,6 +114,31 @@ export class OrderSender {
     // One immediate look-up: a "processed, answer lost" order is usually visible already.
     for (const record of out) await this.settler.settle(record, undefined, { ownRequest: true }).catch(() => 'waiting');
     return { outcome: 'unknown', records: await Promise.all(out.map(async (r) => (await this.store.get(r.clientOrderId).catch(() => r)) ?? r)), reason };
+  }
+
+  /**
+   * The venue created the order without our client order id and the client canceled it by its
+   * exchange id: the journal records what the exchange last said (canceled, or open with its order id
+   * when the cancel failed, so the reconciler still finds it by that id), and ClientOrderIdIgnored
+   * tells the daemon to halt. The intent counts as rejected: nothing it asked for rests under its id.
+   */
+  private async contained(records: readonly OrderRecord[], err: ClientOrderIdIgnoredError): Promise<SendOutcome> {
+    const out: OrderRecord[] = [];
+    for (const record of records) {
+      const report = err.legs[record.kind === 'oco_tp' ? 1 : 0];
+      try {
+        out.push(report === undefined ? record : (await applyReport(this.store, this.events, record, report, err.ocoId)).record);
+      } catch (writeError) {
+        out.push(record);
+        safeEmit(this.events, { type: 'JournalWriteFailed', clientOrderId: record.clientOrderId, error: describe(writeError) });
+      }
+    }
+    const first = records[0] as OrderRecord;
+    safeEmit(this.events, {
+      type: 'ClientOrderIdIgnored', clientOrderId: first.clientOrderId, market: first.market,
+      canceled: err.context['canceled'] === true, reason: err.message,
+    });
+    return { outcome: 'rejected', records: out, reason: describe(err) };
   }
 
   /** A transition whose failure must not hide the exchange's answer (the reconciler catches up). */

@@ -12,6 +12,7 @@ import type {
 import type { NonceSource } from '../nonce-source';
 import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
 import { DIALECTS } from '../wire/dialects';
+import { ClientIdEchoGuard } from './echo-guard';
 import { RequestRunner, type RequestEvent, type RetryPolicy } from './request-runner';
 import { KyTransport, type Transport } from './transport';
 
@@ -74,6 +75,7 @@ const money = (v: unknown): unknown => (typeof v === 'object' && v !== null ? St
  */
 export class HttpExchangeClient implements ExchangeClient {
   private readonly runner: RequestRunner;
+  private readonly guard: ClientIdEchoGuard;
 
   constructor(options: HttpExchangeClientOptions) {
     const global = { name: 'global' as const, baseUrl: trimSlash(options.baseUrl) };
@@ -82,7 +84,8 @@ export class HttpExchangeClient implements ExchangeClient {
       throw new ConfigError('primaryRegion "eu" needs euBaseUrl', { path: 'exchange.euBaseUrl' });
     }
     const regions = options.primaryRegion === 'eu' ? [eu!, global] : eu === undefined ? [global] : [global, eu];
-    this.runner = new RequestRunner({
+    const dialect = options.dialect ?? DEFAULT_DIALECT;
+    const runnerOptions = {
       regions,
       credentials: options.credentials,
       nonceSource: options.nonceSource,
@@ -90,12 +93,15 @@ export class HttpExchangeClient implements ExchangeClient {
       clock: options.clock,
       transport: options.transport ?? new KyTransport(options.timeoutMs),
       nonceWindow: options.nonceWindow ?? true,
-      dialect: DIALECTS[options.dialect ?? DEFAULT_DIALECT],
+      dialect: DIALECTS[dialect],
       retry: options.retry ?? DEFAULT_RETRY,
       onRequest: options.onRequest,
-      sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
       random: options.random ?? Math.random,
-    });
+    };
+    this.runner = new RequestRunner(runnerOptions);
+    // Another dialect is spoken only to cancel an order whose create answer came back in it.
+    this.guard = new ClientIdEchoGuard(dialect, this.runner, (other) => new RequestRunner({ ...runnerOptions, dialect: DIALECTS[other] }));
   }
 
   /** The request preparation (check, nonce, body, base64, HMAC) without sending; for benchmarks and tooling. */
@@ -132,16 +138,19 @@ export class HttpExchangeClient implements ExchangeClient {
     return this.runner.call('transfer', { ticker: r.ticker, amount: money(r.amount), from: r.from, to: r.to });
   }
 
-  /** At most one attempt: on RequestTimeoutError / ExchangeUnavailableError look the order up by its client order id. */
+  /**
+   * At most one attempt: on RequestTimeoutError / ExchangeUnavailableError look the order up by its
+   * client order id. An answer that does not echo that id: ClientOrderIdIgnoredError (echo-guard.ts).
+   */
   placeStopLimit(r: PlaceStopLimitRequest): Promise<OrderReport> {
-    return this.runner.call('stopLimit', defined({
+    return this.guard.placeStopLimit(defined({
       market: r.market, side: r.side, amount: money(r.amount), price: money(r.price),
       activationPrice: money(r.activationPrice), clientOrderId: r.clientOrderId, bboRole: r.bboRole, stp: r.stp,
     }));
   }
   /** Collateral OCO (the only OCO create endpoint). At most one attempt, as placeStopLimit. */
   placeOco(r: PlaceOcoRequest): Promise<OcoReport> {
-    return this.runner.call('collateralOco', defined({
+    return this.guard.placeOco(defined({
       market: r.market, side: r.side, amount: money(r.amount), price: money(r.price),
       activationPrice: money(r.activationPrice), stopLimitPrice: money(r.stopLimitPrice),
       clientOrderId: r.clientOrderId, stp: r.stp,

@@ -9,6 +9,7 @@ import type { Dialect } from '../wire/dialect';
 import { requestCodec, type RequestCodec } from '../wire/request-codec';
 import { ENDPOINTS, type EndpointId } from './endpoints';
 import { badResponse, classifyAnswer, isErrorShape } from './errors';
+import { ForeignDialectAnswerError, readInOtherDialect } from './foreign-dialect';
 import { answersOf, type AnswerSchemas, type ResponseOf } from './responses';
 import { signRequest } from './sign';
 import { NOT_JSON, type Transport } from './transport';
@@ -174,7 +175,13 @@ export class RequestRunner {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;
-      throw badResponse(endpoint, path, res.status, `unexpected shape at ${where} (${this.o.dialect.name} dialect)`, res.text);
+      const reason = `unexpected shape at ${where} (${this.o.dialect.name} dialect)`;
+      const foreign = readInOtherDialect(endpoint, res.json, this.o.dialect.name);
+      if (foreign !== undefined) {
+        const context = badResponse(endpoint, path, res.status, reason, res.text).context;
+        throw new ForeignDialectAnswerError(`${endpoint}: answered in the ${foreign.dialect} dialect, not ${this.o.dialect.name}`, foreign.dialect, foreign.value, context);
+      }
+      throw badResponse(endpoint, path, res.status, reason, res.text);
     }
     return parsed.data as ResponseOf<E>;
   }

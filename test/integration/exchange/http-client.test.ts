@@ -179,7 +179,10 @@ describe('HttpExchangeClient over loopback HTTP', () => {
     const s = await server((req) => {
       const dialect = req.url === '/api/v4/orders/oco' || body(req)['client_order_id'] !== undefined ? 'spec' : 'venue';
       const name = req.url.includes('oco') ? (dialect === 'spec' ? 'spec/http_post_orders_oco' : 'venue/http_post_oco_orders') : `${dialect}/http_post_order_stop_limit`;
-      return { body: fixture(name) };
+      if (req.url.includes('oco')) return { body: fixture(name) };
+      // A venue echoes the client order id it was sent (the echo guard checks it).
+      const idField = dialect === 'spec' ? 'client_order_id' : 'clientOrderId';
+      return { body: { ...(fixture(name) as object), [idField]: body(req)[idField] } };
     });
     const venue = await client(s.url).client.placeStopLimit(stopLimit);
     const spec = await client(s.url, { dialect: 'spec' }).client.placeStopLimit(stopLimit);
