@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { configSchema, type Config } from './schema';
+import { orderRegionError } from './region-check';
 
 /** Keys that would put a secret into a config file. Secrets come only from the environment or files. */
 const SECRET_KEY = /^(api[_-]?key|api[_-]?secret|secret|password|token|private[_-]?key)$/i;
@@ -67,6 +68,8 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
       path: 'redis.url',
     });
   }
+  const regionError = orderRegionError(config, file);
+  if (regionError !== undefined) throw regionError;
   if (config.mode === 'paper' && !config.paper) {
     throw new ConfigError(`${file}: paper: paper mode needs a "paper" section (markets with candle files, balances)`, {
       file,

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { Candle, Interval } from '../../domain/candle';
 import { INTERVALS, intervalSeconds } from '../../domain/candle';
 import { BacktestInputError } from '../../domain/errors';
 import { MARKET_NAME, type MarketName } from '../../domain/market';
-import { loadCsvRows, rowToCandle, type CsvCandleRow } from '../../market-data/csv-candles';
+import { readCsvColumns, type CsvColumnsFile } from '../../market-data/csv-columns';
 
 /** One `--data MARKET=FILE.csv` argument. */
 export interface DataSpec {
@@ -65,22 +63,24 @@ export function inferInterval(candles: readonly { readonly time: number }[], mar
   return match;
 }
 
-/** Loads each file (header, increasing times and plain decimals are checked by the CSV reader). */
+/**
+ * Loads each file (header, increasing times and plain decimals are checked by the CSV reader),
+ * streamed into typed columns; the candles are ColumnCandle views building Decimals when read.
+ */
 export async function loadMarketData(specs: readonly DataSpec[], range: { from?: number | undefined; to?: number | undefined } = {}): Promise<MarketCandles[]> {
   const seen = new Set<string>();
   const out: MarketCandles[] = [];
   for (const spec of specs) {
     if (seen.has(spec.market)) throw new BacktestInputError(`--data names ${spec.market} twice`, { field: 'data', market: spec.market });
     seen.add(spec.market);
-    let rows: readonly CsvCandleRow[];
-    let sha256: string;
+    let read: CsvColumnsFile;
     try {
-      rows = await loadCsvRows(spec.file);
-      sha256 = createHash('sha256').update(await readFile(spec.file)).digest('hex');
+      read = await readCsvColumns(spec.file);
     } catch (err) {
       throw new BacktestInputError(`${spec.market}: cannot read ${spec.file}: ${(err as Error).message}`, { field: 'data', file: spec.file }, { cause: err });
     }
-    const candles = sliceByTime(rows, range.from, range.to).map(rowToCandle);
+    const candles = sliceByTime(read.columns.candles(), range.from, range.to);
+    const sha256 = read.sha256;
     if (candles.length === 0) throw new BacktestInputError(`${spec.market}: no candles in ${spec.file} for the chosen range`, { field: 'data', file: spec.file });
     out.push({ market: spec.market, candles, file: spec.file, sha256 });
   }

@@ -1,6 +1,8 @@
 import { intervalSeconds } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { decimalToNumber } from '../../strategy/candle-series';
+import { closeNumber } from '../../market-data/csv-columns';
+import type { Candle } from '../../domain/candle';
 import type { Benchmark, BacktestRun } from './types';
 
 const NONE: Benchmark = { equity: [], endEquity: null, returnPct: null, maxDrawdownPct: null, description: 'not priced: no equity' };
@@ -32,7 +34,7 @@ export function buyAndHold(run: BacktestRun): Benchmark {
     for (const b of books) {
       // A candle's close counts once its close instant (open time + interval) is reached, as in the equity curve.
       while (b.next < b.candles.length && (b.candles[b.next] as { time: number }).time + step <= point.time) {
-        b.price = decimalToNumber((b.candles[b.next] as { close: Decimal }).close);
+        b.price = closeNumber(b.candles[b.next] as Candle);
         b.next++;
       }
     }

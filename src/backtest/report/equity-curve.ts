@@ -11,6 +11,8 @@ interface MarketBook {
   next: number;
   /** Last known price used for valuation: the first open until the first close is seen. */
   price: Decimal;
+  /** The candle whose close is the price now, read only when the market's balance needs valuing (not on every candle). */
+  priceCandle: Candle | undefined;
   baseBalance: Decimal;
 }
 
@@ -43,7 +45,7 @@ export function buildEquityCurve(
     const first = list[0];
     if (first === undefined) continue;
     assertQuotedIn(market, quoteCurrency);
-    books.set(market, { market, candles: list, next: 0, price: first.open, baseBalance: new Decimal(0) });
+    books.set(market, { market, candles: list, next: 0, price: first.open, priceCandle: undefined, baseBalance: new Decimal(0) });
     for (let i = 1; i < list.length; i++) {
       if ((list[i] as Candle).time <= (list[i - 1] as Candle).time) {
         throw new BacktestInputError(`candles.${market}[${i}]: candles must be sorted by time without duplicates`, { field: `candles.${market}` });
@@ -79,7 +81,19 @@ export function buildEquityCurve(
     }
   }
 
-  const value = (): Decimal => [...books.values()].reduce((sum, b) => sum.plus(b.baseBalance.times(b.price)), quote);
+  const bookList = [...books.values()];
+  const value = (): Decimal => {
+    let sum = quote;
+    for (const b of bookList) {
+      if (b.baseBalance.isZero()) continue; // flat: nothing to value, no Decimal built
+      if (b.priceCandle !== undefined) {
+        b.price = b.priceCandle.close;
+        b.priceCandle = undefined;
+      }
+      sum = sum.plus(b.baseBalance.times(b.price));
+    }
+    return sum;
+  };
   const points: EquityPoint[] = [{ time: startTime, equity: value() }];
   let nextFill = 0;
   times.forEach((t, i) => {
@@ -102,7 +116,7 @@ export function buildEquityCurve(
     for (const book of books.values()) {
       const candle = book.candles[book.next];
       if (candle !== undefined && candle.time === t) {
-        book.price = candle.close;
+        book.priceCandle = candle;
         book.next++;
       }
     }

@@ -1,4 +1,5 @@
 import { intervalSeconds } from '../../domain/candle';
+import { closeNumber } from '../../market-data/csv-columns';
 import { escapeHtml } from './html-escape';
 import { formatDuration, formatMoney, formatPercent, formatRatio, formatTime } from './format';
 import { healthBanner, healthSection, ordersSection, rulesSection, settingsSection } from './html-run-sections';
@@ -147,7 +148,7 @@ function priceChart(result: BacktestResult, market: string): string {
   // candle's close instant, so fills (which happen inside a candle) line up in time with both charts.
   const first = candles[0];
   const times = first === undefined ? [] : [first.time, ...candles.map((c) => c.time + step)];
-  const values = first === undefined ? [] : [first.open.toNumber(), ...candles.map((c) => c.close.toNumber())];
+  const values = first === undefined ? [] : [first.open.toNumber(), ...candles.map(closeNumber)];
   return renderLineChart({
     className: 'price-panel',
     height: 340,

@@ -1,7 +1,8 @@
 import type { Candle } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
 import { decimalAtLeast, decimalAtMost } from '../../domain/decimal-compare';
-import type { MarketInfo, MarketName } from '../../domain/market';
+import type { MarketName } from '../../domain/market';
+import type { MarketState } from './market-state';
 import type { FillModel } from './fill-model';
 import { Liquidity } from './liquidity';
 import { crossedAtOpen, nextPathEvent, type PathEvent } from './matching';
@@ -11,19 +12,6 @@ import { candlePath } from './price-path';
 
 /** What the engine applies: a closed 1m candle with its traded volume (stock currency). */
 export type EngineCandle = Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close' | 'volume'>;
-
-/** The engine's view of one market. */
-export interface MarketState {
-  readonly info: MarketInfo;
-  /** Price used for marketability and activation checks. */
-  lastPrice: Decimal | undefined;
-  /** Where the last applied candle path ended; the next candle's path starts here. */
-  pathPrice: Decimal | undefined;
-  /** Volume of the last applied candle: what orders arriving before the next candle may take a share of. */
-  lastVolume: Decimal | undefined;
-  /** The liquidity left for arriving orders until the next candle (built on first use). */
-  arrival: Liquidity | undefined;
-}
 
 /**
  * Applies closed candles to a market's open orders (FILL-MODEL.md): the jump from the previous price

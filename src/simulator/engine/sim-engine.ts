@@ -27,7 +27,8 @@ import type { Clock } from '../../core/clock';
 import { Decimal } from '../../domain/decimal';
 import { AuthenticationError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
-import { CandleWalk, type EngineCandle, type MarketState } from './candle-walk';
+import { CandleWalk, type EngineCandle } from './candle-walk';
+import { MarketState } from './market-state';
 import { EngineEvents } from './engine-events';
 import { DEFAULT_FILL_MODEL, type FillModel } from './fill-model';
 import { KillSwitchTimers } from './kill-switch-timers';
@@ -99,7 +100,7 @@ export class SimEngine {
   // ---- setup ------------------------------------------------------------------------------------
 
   addMarket(info: MarketInfo): void {
-    this.marketStates.set(info.name, { info, lastPrice: undefined, pathPrice: undefined, lastVolume: undefined, arrival: undefined });
+    this.marketStates.set(info.name, new MarketState(info));
   }
 
   markets(): MarketInfo[] {
@@ -150,10 +151,7 @@ export class SimEngine {
     const events = this.book.hasOpenInMarket(market) && this.walk.canReach(market, candle, state.pathPrice)
       ? this.walkCandle(market, candle, candle.time + intervalSeconds)
       : NO_EVENTS;
-    state.pathPrice = candle.close;
-    state.lastPrice = candle.close;
-    state.lastVolume = candle.volume;
-    state.arrival = undefined;
+    state.settle(candle);
     return events;
   }
 

@@ -22,6 +22,20 @@ test('run with an invalid config exits 78 naming the key path, before starting a
   }
 });
 
+test('a live daemon whose orders would go to the EU region (no stop-limit, no OCO there) exits 78 at start-up, saying why', async () => {
+  const cfg = writeConfig({ ...paperConfig(), mode: 'live', exchange: { euBaseUrl: 'https://whitebit.eu', primaryRegion: 'eu' } });
+  try {
+    const daemon = new DaemonProcess(['run', '--config', cfg.file], { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:1', TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    const { code } = await daemon.exit();
+    expect(code).toBe(78);
+    expect(daemon.stderr).toContain('exchange.primaryRegion');
+    expect(daemon.stderr).toContain('does not offer stop-limit or OCO orders (HTTP 453');
+    expect(daemon.lines).toEqual([]); // refused before any request
+  } finally {
+    cfg.cleanup();
+  }
+});
+
 test('a secret in the config file is refused', () => {
   const cfg = writeConfig({ ...paperConfig(), exchange: { apiSecret: 'x' } });
   try {
