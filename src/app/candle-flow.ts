@@ -37,7 +37,7 @@ export interface CandleFlowOptions {
    * since the last candle, so ctx.openOrders, ctx.events and ctx.position include it. A failure is
    * logged and the candle still goes (strategies must see every candle).
    */
-  readonly beforeStrategies?: (() => Promise<void>) | undefined;
+  readonly beforeStrategies?: ((market: MarketName) => Promise<void>) | undefined;
   readonly hooks?: CandleFlowHooks;
 }
 
@@ -119,7 +119,7 @@ export class CandleFlow {
     this.lastClose.set(e.market, candle.close);
     this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time), candle.close);
     if (e.source !== 'warm-up' && this.o.beforeStrategies !== undefined) {
-      await this.o.beforeStrategies().catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
+      await this.o.beforeStrategies(e.market).catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
     }
     const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
     if (intents.length === 0) return;

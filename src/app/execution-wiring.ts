@@ -68,12 +68,12 @@ const RECONCILE_LABEL: Readonly<Record<string, { readonly discrepancy: Discrepan
 
 /**
  * Execution events -> metrics and log lines. Fills go to `onFill` (realised PnL for the daily loss
- * limit); an order the exchange took without our client order id goes to `onClientOrderIdIgnored`
- * (halt). Never throws: a listener failure must not change an order's fate.
+ * limit); an order the exchange took without our client order id, or an order type it does not
+ * offer (HTTP 453), halts trading (`halt`). Never throws: a listener failure must not change an order's fate.
  */
 export function executionEventSink(
   metrics: Metrics, log: Logger,
-  hooks: { onFill(clientOrderId: string): void; onClientOrderIdIgnored(reason: string): void; wallClock: Clock },
+  hooks: { onFill(clientOrderId: string): void; halt(reason: string): void; wallClock: Clock },
 ): ExecutionEvents {
   return {
     emit(e: ExecutionEvent): void {
@@ -110,7 +110,14 @@ export function executionEventSink(
           metrics.clientOrderIdIgnored.inc();
           log.error({ clientOrderId: e.clientOrderId, market: e.market, canceled: e.canceled, reason: e.reason },
             `client order id ignored by the exchange: trading halted. ${e.reason}`);
-          hooks.onClientOrderIdIgnored(e.reason);
+          hooks.halt('the exchange ignored a client order id: check exchange.dialect');
+          return;
+        case 'OrderTypeRefused':
+          log.error({ clientOrderId: e.clientOrderId, market: e.market, kind: e.kind, reason: e.reason },
+            `the exchange does not offer ${e.kind === 'stop_limit' ? 'stop-limit' : 'OCO'} orders here (HTTP 453 "This order type is not available"): trading halted. `
+            + 'The venue\'s EU region offers neither stop-limit nor OCO orders, the only ones tradebot places; 453 also answers orders on a market not yet open to trading. '
+            + 'Check which server and account exchange.baseUrl points at, then tradebot resume.');
+          hooks.halt(`the exchange refused the order type (HTTP 453) on ${e.market}: region or market not available`);
           return;
         case 'OrderAdopted':
           log.warn({ clientOrderId: e.clientOrderId, orderId: e.orderId, market: e.market, strategy: e.strategy }, 'order adopted from the exchange into the journal');

@@ -6,6 +6,7 @@ import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/
 import type { LoadedStrategy } from '../strategy/prepare-strategy';
 import { StrategyHost } from '../strategy/strategy-host';
 import { CandleFlow, type IntentSink } from './candle-flow';
+import { settleBeforeCandle } from './candle-settlement';
 import type { Trading } from './trading-wiring';
 
 export interface StrategyRuntimeInput {
@@ -53,7 +54,10 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: S
   const flow = new CandleFlow({
     host, client: i.exchange, clock: i.marketClock, log: componentLogger(i.log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
     sink: i.sink,
-    beforeStrategies: () => feedback.idle(),
+    beforeStrategies: settleBeforeCandle({
+      reconciler: exec.reconciler, book, feedback,
+      pollBalances: async () => { await Promise.all([balances.poll(), i.trading.collateral.poll()]); },
+    }),
     warmupFor: (market, interval) => Math.max(1, ...i.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
       onCandle: (market, interval, closeTime, close) => {

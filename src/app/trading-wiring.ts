@@ -93,9 +93,9 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   const observers = executionEventSink(m, execLog, {
     wallClock: i.wallClock,
     // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
-    // an operator fixed exchange.dialect and resumed.
-    onClientOrderIdIgnored: () => {
-      void tradingControl.set('halted', 'the exchange ignored a client order id: check exchange.dialect', i.wallClock.nowMs());
+    // an operator fixed the cause (exchange.dialect, the server or region) and resumed.
+    halt: (reason) => {
+      void tradingControl.set('halted', reason, i.wallClock.nowMs());
     },
     onFill: (id) => {
       void store.get(id).then((r) => {

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
+import { baseUrlProblem } from './base-url';
 import { configSchema, type Config } from './schema';
+import { orderRegionError } from './region-check';
 
 /** Keys that would put a secret into a config file. Secrets come only from the environment or files. */
 const SECRET_KEY = /^(api[_-]?key|api[_-]?secret|secret|password|token|private[_-]?key)$/i;
@@ -67,6 +69,16 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
       path: 'redis.url',
     });
   }
+  for (const key of ['baseUrl', 'euBaseUrl'] as const) {
+    const url = config.exchange[key];
+    const problem = url === undefined ? undefined : baseUrlProblem(url);
+    // Paper mode talks to its embedded simulator; only live mode sends the real key to these URLs.
+    if (problem !== undefined && (config.mode === 'live' || !/^https?:/.test(url!))) {
+      throw new ConfigError(`${file}: exchange.${key}: ${problem}`, { file, path: `exchange.${key}` });
+    }
+  }
+  const regionError = orderRegionError(config, file);
+  if (regionError !== undefined) throw regionError;
   if (config.mode === 'paper' && !config.paper) {
     throw new ConfigError(`${file}: paper: paper mode needs a "paper" section (markets with candle files, balances)`, {
       file,

@@ -36,6 +36,12 @@ export type ExecutionEvent =
    * The daemon halts trading on it: the exactly-once safety net is gone until the dialect is fixed.
    */
   | { readonly type: 'ClientOrderIdIgnored'; readonly clientOrderId: string; readonly market: MarketName; readonly canceled: boolean; readonly reason: string }
+  /**
+   * The exchange answered HTTP 453 "This order type is not available": its region (the EU) does not
+   * offer stop-limit / OCO, or the market is not open to it yet. The order was journaled rejected;
+   * the daemon halts, since every later order of the kind would be refused alike.
+   */
+  | { readonly type: 'OrderTypeRefused'; readonly clientOrderId: string; readonly market: MarketName; readonly kind: string; readonly reason: string }
   /** The exchange answered, but writing the outcome to the journal failed; the reconciler will catch up. */
   | { readonly type: 'JournalWriteFailed'; readonly clientOrderId: string; readonly error: string }
   | { readonly type: 'ReconciliationCompleted'; readonly durationMs: number; readonly checked: number; readonly discrepancies: Readonly<Record<DiscrepancyKind, number>> }

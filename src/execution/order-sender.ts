@@ -103,6 +103,9 @@ export class OrderSender {
       const reason = describe(err);
       const out: OrderRecord[] = [];
       for (const record of records) out.push(await this.transitionSafely(record, 'reject', reason, err.code));
+      if (err instanceof ExchangeRejectedError && err.httpStatus === ORDER_TYPE_NOT_AVAILABLE) {
+        safeEmit(this.events, { type: 'OrderTypeRefused', clientOrderId: first(records).clientOrderId, market: first(records).market, kind: first(records).kind, reason });
+      }
       return { outcome: 'rejected', records: out, reason };
     }
     const reason = describe(err);
@@ -133,9 +136,8 @@ export class OrderSender {
         safeEmit(this.events, { type: 'JournalWriteFailed', clientOrderId: record.clientOrderId, error: describe(writeError) });
       }
     }
-    const first = records[0] as OrderRecord;
     safeEmit(this.events, {
-      type: 'ClientOrderIdIgnored', clientOrderId: first.clientOrderId, market: first.market,
+      type: 'ClientOrderIdIgnored', clientOrderId: first(records).clientOrderId, market: first(records).market,
       canceled: err.context['canceled'] === true, reason: err.message,
     });
     return { outcome: 'rejected', records: out, reason: describe(err) };
@@ -159,6 +161,16 @@ export class OrderSender {
       return record;
     }
   }
+}
+
+/**
+ * HTTP 453: the venue does not offer this order type here (its EU region refuses stop-limit and OCO;
+ * also a market not yet listed). Every later order would be refused the same way: the daemon halts.
+ */
+const ORDER_TYPE_NOT_AVAILABLE = 453;
+
+function first(records: readonly OrderRecord[]): OrderRecord {
+  return records[0] as OrderRecord;
 }
 
 function describe(err: unknown): string {

@@ -22,6 +22,20 @@ test('run with an invalid config exits 78 naming the key path, before starting a
   }
 });
 
+test('a live daemon whose orders would go to the EU region (no stop-limit, no OCO there) exits 78 at start-up, saying why', async () => {
+  const cfg = writeConfig({ ...paperConfig(), mode: 'live', exchange: { euBaseUrl: 'https://whitebit.eu', primaryRegion: 'eu' } });
+  try {
+    const daemon = new DaemonProcess(['run', '--config', cfg.file], { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:1', TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    const { code } = await daemon.exit();
+    expect(code).toBe(78);
+    expect(daemon.stderr).toContain('exchange.primaryRegion');
+    expect(daemon.stderr).toContain('does not offer stop-limit or OCO orders (HTTP 453');
+    expect(daemon.lines).toEqual([]); // refused before any request
+  } finally {
+    cfg.cleanup();
+  }
+});
+
 test('a secret in the config file is refused', () => {
   const cfg = writeConfig({ ...paperConfig(), exchange: { apiSecret: 'x' } });
   try {
@@ -102,5 +116,26 @@ test('an unknown strategy parameter (a typo) is refused by check-config and at s
     expect(daemon.lines.some((l) => l.msg === 'tradebot started')).toBe(false);
   } finally {
     cfg.cleanup();
+  }
+});
+
+test('check-config in live mode: a plain-http exchange URL and an API key with a line break are refused (exit 78), never echoing the secret', () => {
+  const base = { ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' } };
+  const plain = writeConfig({ ...base, exchange: { baseUrl: 'http://whitebit.com' } });
+  const good = writeConfig({ ...base, exchange: { baseUrl: 'https://whitebit.com' } });
+  try {
+    const r1 = runCli(['check-config', '--config', plain.file], { TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    expect(r1.code).toBe(78);
+    expect(r1.stderr).toContain('exchange.baseUrl: must be https:');
+    const r2 = runCli(['check-config', '--config', good.file], { TRADEBOT_API_KEY: 'key\r\nX-Injected: 1', TRADEBOT_API_SECRET: 'live-secret-never-print' });
+    expect(r2.code).toBe(78);
+    expect(r2.stderr).toContain('TRADEBOT_API_KEY contains a line break');
+    const r3 = runCli(['check-config', '--config', good.file], { TRADEBOT_API_KEY: 'key', TRADEBOT_API_SECRET: '   ' });
+    expect(r3.code).toBe(78);
+    expect(r3.stderr).toContain('TRADEBOT_API_SECRET is empty');
+    expect(r2.stderr + r3.stderr).not.toContain('live-secret-never-print');
+  } finally {
+    plain.cleanup();
+    good.cleanup();
   }
 });

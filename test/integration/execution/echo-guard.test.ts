@@ -13,7 +13,7 @@ import { API_KEY, API_SECRET, MARKET, oco, replica, startSim, stopLimit, T0, typ
  * live venue, silently ignoring body fields it does not know (`unknownFields: 'ignore'`): our client
  * order id is dropped, the order is created anyway, and its answer comes back in the other dialect's
  * shape. The guard must cancel it by its exchange id, journal what happened and raise the event the
- * daemon halts on (its wiring: test/integration/app/echo-guard-halt.test.ts).
+ * daemon halts on (its wiring: test/integration/app/trading-halts.test.ts).
  */
 const ctx = new RedisTestContext();
 let sim: SimulatedExchange;
