@@ -114,6 +114,8 @@ export const configSchema = z.strictObject({
       timeBudgetMs: positiveInt.default(STRATEGY_DEFAULTS.timeBudgetMs),
       /** Consecutive failures after which a strategy is paused. */
       maxConsecutiveFailures: positiveInt.default(STRATEGY_DEFAULTS.maxConsecutiveFailures),
+      /** Heap limit of one strategy's worker thread (MB). */
+      guestHeapMb: positiveInt.default(STRATEGY_DEFAULTS.guestHeapMb),
       enabled: z
         .array(
           z.strictObject({
