@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { configSchema, type Config } from './schema';
+import { paperSourceError } from './paper-source';
 import { orderRegionError } from './region-check';
 
 /** Keys that would put a secret into a config file. Secrets come only from the environment or files. */
@@ -76,6 +77,8 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
       path: 'paper',
     });
   }
+  const paperError = config.mode === 'paper' ? paperSourceError(config.paper, file) : undefined;
+  if (paperError !== undefined) throw paperError;
   return deepFreeze(config) as FrozenConfig;
 }
 
