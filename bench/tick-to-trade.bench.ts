@@ -18,6 +18,11 @@ import { InMemoryLeaseStore } from '../src/store/memory/in-memory-lease-store';
 import { InMemoryOrderStore } from '../src/store/memory/in-memory-order-store';
 import { prepareStrategy, type LoadedStrategy } from '../src/strategy/prepare-strategy';
 import { StrategyHost } from '../src/strategy/strategy-host';
+import { GuestHost } from '../src/strategy/guest/guest-host';
+import { loadStrategies } from '../src/strategy/strategy-loader';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { z } from 'zod';
 import type { BenchRow } from './bench-types';
 
@@ -86,6 +91,21 @@ function benchStrategy(name: string): LoadedStrategy {
   }, {});
 }
 
+/** The same bench strategy as a module file per name, for guests (each loads its own module in its thread). */
+function benchModules(names: readonly string[]): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tradebot-bench-guests-'));
+  for (const name of names) {
+    writeFileSync(path.join(dir, `${name}.js`), `const { Decimal, z } = require('tradebot/strategy');
+module.exports = {
+  name: ${JSON.stringify(name)}, markets: ${JSON.stringify(MARKETS)}, interval: '1m', warmup: 2, params: z.object({}),
+  onCandle: (ctx) => [{ kind: 'stop_limit', market: ctx.market, side: 'buy', amount: new Decimal('0.1'),
+    activationPrice: ctx.candle.close.times('1.001'), price: ctx.candle.close.times('1.002') }],
+};
+`);
+  }
+  return dir;
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
@@ -125,7 +145,7 @@ async function noiseFloor(steps: number, stepMs: number): Promise<number[]> {
   return lat.sort((a, b) => a - b);
 }
 
-async function measure(fullRefresh: boolean): Promise<{ lat: number[]; elapsed: number; gc: GcStats }> {
+async function measure(fullRefresh: boolean, guests = false): Promise<{ lat: number[]; elapsed: number; gc: GcStats; rssPerGuestMiB?: number }> {
   const start = 1_700_000_040 * 1000;
   const clock = new DrivenMarketClock(start);
   const exchange = new InstantExchange(clock);
@@ -147,7 +167,20 @@ async function measure(fullRefresh: boolean): Promise<{ lat: number[]; elapsed: 
   });
   await exec.reconciler.runOnce();
   exec.reconciler.stop();
-  const host = new StrategyHost({ strategies, clock, timeBudgetMs: 250 });
+  let host: StrategyHost | GuestHost;
+  let guestDir: string | undefined;
+  let rssPerGuestMiB: number | undefined;
+  if (guests) {
+    guestDir = benchModules(strategies.map((s) => s.name));
+    const dir = guestDir;
+    const rssBefore = process.memoryUsage().rss;
+    const guestHost = new GuestHost({ strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250 });
+    await guestHost.start();
+    rssPerGuestMiB = (process.memoryUsage().rss - rssBefore) / 3 / 1024 / 1024;
+    host = guestHost;
+  } else {
+    host = new StrategyHost({ strategies, clock, timeBudgetMs: 250 });
+  }
   const log = pino({ level: 'silent' });
   flow = new CandleFlow({
     host, client: exchange, clock, log, klineDelayMs: 1500, warmupFor: () => 2,
@@ -179,7 +212,9 @@ async function measure(fullRefresh: boolean): Promise<{ lat: number[]; elapsed: 
   const t0 = performance.now();
   const { gc } = await withGcStats(() => rounds(ROUNDS));
   const elapsed = performance.now() - t0;
-  return { lat: [...exchange.latenciesMs].sort((a, b) => a - b), elapsed, gc };
+  if (host instanceof GuestHost) await host.close();
+  if (guestDir !== undefined) rmSync(guestDir, { recursive: true, force: true });
+  return { lat: [...exchange.latenciesMs].sort((a, b) => a - b), elapsed, gc, ...(rssPerGuestMiB === undefined ? {} : { rssPerGuestMiB }) };
 }
 
 export async function run(): Promise<BenchRow[]> {
@@ -196,6 +231,20 @@ export async function run(): Promise<BenchRow[]> {
       { name: `tick-to-trade max${variant}`, value: Number((lat.at(-1) ?? NaN).toFixed(3)), unit: 'ms' },
       { name: `orders per second, sequential${variant}`, value: Math.round(lat.length / (elapsed / 1000)), unit: 'orders/s' },
       { name: `GC pauses during the measured rounds${variant}`, value: gc.count, unit: 'pauses', note: `total ${gc.totalMs.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms` },
+    );
+  }
+  // Across the boundary: the same path with each strategy in its worker thread (the daemon's GuestHost).
+  // Every candle goes to 3 threads and back, in parallel; the in-process rows above are the reference.
+  for (const fullRefresh of [false, true]) {
+    const { lat, elapsed, gc, rssPerGuestMiB } = await measure(fullRefresh, true);
+    const variant = fullRefresh ? ' (+ journal re-read 1/s)' : '';
+    rows.push(
+      { name: `guests: tick-to-trade p50${variant}`, value: Number(percentile(lat, 50).toFixed(3)), unit: 'ms', note: 'each strategy in its own worker thread (GuestHost), plain data across' },
+      { name: `guests: tick-to-trade p99${variant}`, value: Number(percentile(lat, 99).toFixed(3)), unit: 'ms', note: 'goal < 2 ms' },
+      { name: `guests: tick-to-trade max${variant}`, value: Number((lat.at(-1) ?? NaN).toFixed(3)), unit: 'ms' },
+      { name: `guests: orders per second, sequential${variant}`, value: Math.round(lat.length / (elapsed / 1000)), unit: 'orders/s' },
+      { name: `guests: GC pauses (daemon thread)${variant}`, value: gc.count, unit: 'pauses', note: `total ${gc.totalMs.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms` },
+      { name: `guests: memory per worker (RSS growth / 3)${variant}`, value: Number((rssPerGuestMiB ?? NaN).toFixed(1)), unit: 'MiB', note: 'after loading the module in the thread' },
     );
   }
   const floor = await noiseFloor(MARKETS.length * 3 * ROUNDS, p50);

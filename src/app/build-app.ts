@@ -193,10 +193,13 @@ export class TradebotApp {
 
     // 9. strategies on the candle flow, warm-up
     const runtime = wireStrategyRuntime({
-      config: c, strategies: loaded.strategies, exchange, trading, marketClock: this.marketClock, metrics: m, log,
+      config: c, strategies: loaded.strategies, strategyDir: loaded.dir, exchange, trading, marketClock: this.marketClock, metrics: m, log,
       sink: executorSink(exec, book, m, this.wallClock, execLog, trading.feedback.feedback),
     });
     flow = runtime.flow;
+    const guests = runtime.host;
+    this.closers.push({ name: 'strategy threads', close: () => guests.close() });
+    await guests.start();
     this.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
     await balances.poll().catch((err: unknown) => log.warn({ err }, 'first balance poll failed'));
     // OCO margin: an unfunded collateral account shows here, and OCOs are then denied before sending.

@@ -7,7 +7,7 @@ import type { ExchangeClient } from '../exchange/exchange-client';
 import type { Logger } from '../log/logger';
 import { CandlePoller, type CandlePollerEvent, type ClosedCandle, type PollSummary } from '../market-data/candle-poller';
 import type { StampedIntent } from '../strategy/intent-validation';
-import type { StrategyHost } from '../strategy/strategy-host';
+import type { CandleHost } from '../strategy/guest/guest-host';
 import type { JobDefinition } from './scheduler';
 
 /** Where tradable intents go (the executor, through its adapter). */
@@ -23,7 +23,7 @@ export interface CandleFlowHooks {
 }
 
 export interface CandleFlowOptions {
-  readonly host: StrategyHost;
+  readonly host: CandleHost;
   readonly client: Pick<ExchangeClient, 'fetchCandles'>;
   /** The exchange's now: the simulator's market clock in paper mode, wall time live. */
   readonly clock: Clock;
@@ -37,14 +37,14 @@ export interface CandleFlowOptions {
    * since the last candle, so ctx.openOrders, ctx.events and ctx.position include it. A failure is
    * logged and the candle still goes (strategies must see every candle).
    */
-  readonly beforeStrategies?: (() => Promise<void>) | undefined;
+  readonly beforeStrategies?: ((market: MarketName) => Promise<void>) | undefined;
   readonly hooks?: CandleFlowHooks;
 }
 
 /**
  * The candle path of the daemon, per (market, interval) the strategies subscribe to:
  *
- *   kline poll -> CandlePoller (closed, de-duplicated, back-filled, in order) -> StrategyHost -> intents -> executor
+ *   kline poll -> CandlePoller (closed, de-duplicated, back-filled, in order) -> strategy host (guests) -> intents -> executor
  *
  * Staleness guard: a candle that closed more than one interval ago still goes to the strategies (their
  * indicators must see every candle), but intents computed on it are dropped, logged and counted.
@@ -119,7 +119,7 @@ export class CandleFlow {
     this.lastClose.set(e.market, candle.close);
     this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time), candle.close);
     if (e.source !== 'warm-up' && this.o.beforeStrategies !== undefined) {
-      await this.o.beforeStrategies().catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
+      await this.o.beforeStrategies(e.market).catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
     }
     const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
     if (intents.length === 0) return;

@@ -52,6 +52,7 @@ export function createExchangeClient(config: FrozenConfig, w: ExchangeWiring): H
     limiter,
     clock: w.clock,
     timeoutMs: ex.timeoutMs,
+    maxResponseBytes: ex.maxResponseBytes,
     nonceWindow: ex.nonceWindow,
     dialect: ex.dialect,
     retry: ex.retry,

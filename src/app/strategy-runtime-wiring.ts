@@ -4,13 +4,17 @@ import type { ExchangeClient } from '../exchange/exchange-client';
 import { componentLogger, type Logger } from '../log/logger';
 import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
 import type { LoadedStrategy } from '../strategy/prepare-strategy';
-import { StrategyHost } from '../strategy/strategy-host';
+import { GuestHost } from '../strategy/guest/guest-host';
+import { strategyConfigs } from './strategy-wiring';
 import { CandleFlow, type IntentSink } from './candle-flow';
+import { settleBeforeCandle } from './candle-settlement';
 import type { Trading } from './trading-wiring';
 
 export interface StrategyRuntimeInput {
   readonly config: FrozenConfig;
   readonly strategies: readonly LoadedStrategy[];
+  /** The strategy module directory (absolute): each guest loads its own module from it. */
+  readonly strategyDir: string;
   readonly exchange: ExchangeClient;
   readonly trading: Trading;
   readonly sink: IntentSink;
@@ -21,16 +25,19 @@ export interface StrategyRuntimeInput {
 }
 
 /**
- * The strategy host (isolation, budgets, failure counting) fed by the candle flow (closed candles
- * only, warm-up, staleness guard), with its events observed by metrics and logs.
+ * The strategies as guests (GuestHost: a worker thread each, no daemon environment, a heap limit, a
+ * deadline that terminates the thread; failures counted, paused, restarted and re-warmed) fed by the
+ * candle flow (closed candles only, warm-up, staleness guard), with their events observed by metrics
+ * and logs. Start the host (`host.start()`) before the warm-up; close it at shutdown.
  */
-export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: StrategyHost; readonly flow: CandleFlow } {
+export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: GuestHost; readonly flow: CandleFlow } {
   const c = i.config;
   const m = i.metrics;
   const { balances, book, exec, positions, feedback } = i.trading;
   for (const s of i.strategies) initStrategySeries(m, s.name, s.markets);
-  const host = new StrategyHost({
-    strategies: i.strategies, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
+  const configs = strategyConfigs(c);
+  const host = new GuestHost({
+    strategies: i.strategies, dir: i.strategyDir, configFor: (name) => configs[name] ?? {}, heapMb: c.strategies.guestHeapMb, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
     timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
     view: {
       balances: () => balances.latest()?.balances ?? {},
@@ -47,13 +54,18 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: S
         m.strategyPaused.set({ strategy: e.strategy }, 1);
         i.log.error({ strategy: e.strategy, consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures');
       },
+      onResumed: (e) => m.strategyPaused.set({ strategy: e.strategy }, 0),
+      onRestart: (e) => i.log.warn({ strategy: e.strategy, reason: e.reason }, 'strategy thread ended: restarting it fresh and re-warming it from the candle history'),
       onIntents: (e) => i.log.debug({ strategy: e.strategy, market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),
     },
   });
   const flow = new CandleFlow({
     host, client: i.exchange, clock: i.marketClock, log: componentLogger(i.log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
     sink: i.sink,
-    beforeStrategies: () => feedback.idle(),
+    beforeStrategies: settleBeforeCandle({
+      reconciler: exec.reconciler, book, feedback,
+      pollBalances: async () => { await Promise.all([balances.poll(), i.trading.collateral.poll()]); },
+    }),
     warmupFor: (market, interval) => Math.max(1, ...i.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
       onCandle: (market, interval, closeTime, close) => {

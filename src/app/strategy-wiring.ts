@@ -20,13 +20,7 @@ export interface ConfiguredStrategies {
  */
 export function loadConfiguredStrategies(config: FrozenConfig, baseDir: string, dirOverride?: string): ConfiguredStrategies {
   const dir = path.resolve(baseDir, dirOverride ?? config.strategies.dir);
-  const perName: Record<string, StrategyConfig> = {};
-  for (const entry of config.strategies.enabled) {
-    perName[entry.name] = {
-      ...(entry.markets === undefined ? {} : { markets: [...entry.markets] }),
-      params: entry.params as Readonly<Record<string, unknown>>,
-    };
-  }
+  const perName = strategyConfigs(config);
   const result = loadStrategies(dir, { config: perName });
   const byName = new Map(result.strategies.map((s) => [s.name, s]));
   const strategies: LoadedStrategy[] = [];
@@ -36,6 +30,18 @@ export function loadConfiguredStrategies(config: FrozenConfig, baseDir: string, 
     strategies.push(entry.interval === undefined || entry.interval === loaded.interval ? loaded : Object.freeze({ ...loaded, interval: entry.interval }));
   }
   return { strategies, errors: result.errors, dir };
+}
+
+/** Per enabled strategy name: the markets and params the config gives it (what the loader applies). */
+export function strategyConfigs(config: FrozenConfig): Record<string, StrategyConfig> {
+  const perName: Record<string, StrategyConfig> = {};
+  for (const entry of config.strategies.enabled) {
+    perName[entry.name] = {
+      ...(entry.markets === undefined ? {} : { markets: [...entry.markets] }),
+      params: entry.params as Readonly<Record<string, unknown>>,
+    };
+  }
+  return perName;
 }
 
 /**

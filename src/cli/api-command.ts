@@ -3,11 +3,13 @@ import { ConfigError, ExchangeRejectedError, TradebotError } from '../domain/err
 import { DIALECTS, endpointAt } from '../exchange/wire/dialects';
 import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
 import { signRequest } from '../exchange/http/sign';
-import { KyTransport, NOT_JSON } from '../exchange/http/transport';
+import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, NOT_JSON } from '../exchange/http/transport';
 import { SystemClock } from '../core/clock';
 import { measureClockOffset } from '../exchange/clock-offset';
 import { timeResult } from '../exchange/http/responses';
 import { createNonceSource } from './nonce-source-factory';
+import { baseUrlProblem } from '../config/base-url';
+import { loadCredentials } from '../config/credentials';
 
 const clock = new SystemClock();
 
@@ -66,11 +68,13 @@ export async function runApi(methodArg: string, path: string, opts: ApiOptions, 
   if (method !== 'GET' && method !== 'POST') throw new ConfigError(`method must be GET or POST, got ${methodArg}`, { path: 'method' });
   if (!path.startsWith('/')) throw new ConfigError(`path must start with "/", got ${path}`, { path: 'path' });
   const baseUrl = (opts.baseUrl ?? env['TRADEBOT_BASE_URL'] ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== undefined) throw new ConfigError(`--base-url ${problem}`, { path: 'baseUrl' });
   const timeoutMs = Number(opts.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError('--timeout must be a positive integer', { path: 'timeout' });
   // Name the call after the endpoint table when the path is a known one (in either dialect).
   const endpoint = endpointAt(DIALECTS.venue, path) ?? endpointAt(DIALECTS.spec, path) ?? `${method} ${path}`;
-  const transport = new KyTransport(timeoutMs);
+  const transport = new KyTransport({ timeoutMs, maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES });
 
   let url = baseUrl + path;
   let headers: Record<string, string> | undefined;
@@ -85,11 +89,12 @@ export async function runApi(methodArg: string, path: string, opts: ApiOptions, 
     if (query.size > 0) url += `?${query.toString()}`;
   } else {
     const params = parseBody(opts.body);
-    const apiKey = env['TRADEBOT_API_KEY'];
-    const apiSecret = env['TRADEBOT_API_SECRET'];
-    if (!apiKey || !apiSecret) {
+    const credentials = loadCredentials(env, { required: false });
+    if (credentials === undefined) {
       throw new ConfigError('POST needs TRADEBOT_API_KEY and TRADEBOT_API_SECRET in the environment', { path: 'TRADEBOT_API_KEY' });
     }
+    const apiKey = credentials.apiKey;
+    const apiSecret = credentials.apiSecret.reveal();
     const nonces = await createNonceSource(env);
     let nonce: number;
     try {
@@ -106,7 +111,8 @@ export async function runApi(methodArg: string, path: string, opts: ApiOptions, 
     headers = { ...signed.headers };
     body = signed.body;
   }
-  const res = await transport.send({ endpoint, method, url, ...(headers ? { headers } : {}), ...(body === undefined ? {} : { body }) });
+  const res = await transport.send({ endpoint, method, url, ...(headers ? { headers } : {}), ...(body === undefined ? {} : { body }) })
+    .finally(() => transport.close());
   const json = res.json === NOT_JSON ? undefined : res.json;
   const answer = { endpoint, path, isPrivate: method === 'POST', status: res.status, body: json };
   if (res.status >= 400 || isErrorShape(answer)) throw classifyAnswer(answer);

@@ -25,8 +25,8 @@ export async function runSingleBacktest(request: BacktestRequest): Promise<boole
   const failed = runFailed(outcome);
   if (failed) {
     process.stderr.write(request.allowStrategyErrors
-      ? 'the strategy failed during this run (see "strategy" above); exit code 0 because of --allow-strategy-errors\n'
-      : 'the strategy failed during this run (see "strategy" above): its results are not what it would do live. Exit code 1; pass --allow-strategy-errors to accept such a run\n');
+      ? 'the strategy failed during this run (see "health" above); exit code 0 because of --allow-strategy-errors\n'
+      : 'the strategy failed during this run (see "health" above): its results are not what it would do live. Exit code 1; pass --allow-strategy-errors to accept such a run\n');
   }
   return failed && !request.allowStrategyErrors;
 }

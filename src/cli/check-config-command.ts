@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_CONFIG } from '../app/lifecycle';
 import { loadConfiguredStrategies } from '../app/strategy-wiring';
+import { loadCredentials } from '../config/credentials';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { formatError } from './api-command';
 import { defaultConfigFile } from './run-command';
@@ -27,6 +28,12 @@ export function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: strin
   let config: FrozenConfig;
   try {
     config = loadConfig(file, env);
+  } catch (err) {
+    return { ok: false, text: formatError(err) };
+  }
+  try {
+    // Live mode signs with these: a blank key or one with a line break is a config error, not a 401 later.
+    if (config.mode === 'live') loadCredentials(env, { required: true });
   } catch (err) {
     return { ok: false, text: formatError(err) };
   }

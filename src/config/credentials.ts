@@ -37,7 +37,7 @@ function readValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   if (direct !== undefined) {
     const value = direct.trim();
     if (value === '') throw new ConfigError(`credentials: ${name} is empty`, { path: name });
-    return value;
+    return printable(value, name);
   }
   if (file === undefined) return undefined;
   let text: string;
@@ -51,5 +51,21 @@ function readValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   }
   const value = text.trim();
   if (value === '') throw new ConfigError(`credentials: the file named by ${name}_FILE is empty`, { path: `${name}_FILE` });
+  return printable(value, `${name}_FILE`);
+}
+
+/**
+ * A key or secret goes into an HTTP header or the HMAC: a CR, LF or any other control or non-ASCII
+ * character inside it (a pasted line break, a file with two lines) would fail every request as an
+ * "unauthorized" the venue never explains. Refused here, at config check; the value is never echoed.
+ */
+function printable(value: string, path: string): string {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) {
+      const what = c === 0x0d || c === 0x0a ? 'a line break (CR/LF)' : c === 0x20 ? 'a space' : 'a control or non-ASCII character';
+      throw new ConfigError(`credentials: ${path} contains ${what} at position ${i + 1}; keys and secrets are printable ASCII`, { path });
+    }
+  }
   return value;
 }

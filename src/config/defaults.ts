@@ -13,6 +13,8 @@ export const STRATEGY_DEFAULTS = Object.freeze({
   timeBudgetMs: 250,
   /** Consecutive failures (throw, overrun, invalid intents) after which a strategy is paused. */
   maxConsecutiveFailures: 5,
+  /** Heap limit (V8 old generation) of one strategy's worker thread in the daemon, MB. */
+  guestHeapMb: 128,
 });
 
 /** Pre-trade risk (config `risk`). Limits absent here are off unless configured. */

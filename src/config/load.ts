@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
+import { baseUrlProblem } from './base-url';
 import { configSchema, type Config } from './schema';
 import { paperSourceError } from './paper-source';
 import { orderRegionError } from './region-check';
@@ -68,6 +69,14 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
       file,
       path: 'redis.url',
     });
+  }
+  for (const key of ['baseUrl', 'euBaseUrl'] as const) {
+    const url = config.exchange[key];
+    const problem = url === undefined ? undefined : baseUrlProblem(url);
+    // Paper mode talks to its embedded simulator; only live mode sends the real key to these URLs.
+    if (problem !== undefined && (config.mode === 'live' || !/^https?:/.test(url!))) {
+      throw new ConfigError(`${file}: exchange.${key}: ${problem}`, { file, path: `exchange.${key}` });
+    }
   }
   const regionError = orderRegionError(config, file);
   if (regionError !== undefined) throw regionError;

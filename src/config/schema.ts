@@ -3,6 +3,7 @@ import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
 import { OCO_CANCEL_ON, parseFillModel } from '../simulator/engine/fill-model';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { RISK_DEFAULTS, STRATEGY_DEFAULTS } from './defaults';
 
 /**
@@ -49,7 +50,10 @@ export const configSchema = z.strictObject({
       baseUrl: z.url().default('https://whitebit.com'),
       euBaseUrl: z.url().optional(),
       primaryRegion: z.enum(['global', 'eu']).default('global'),
+      /** Deadline of one HTTP attempt, from connect to the last byte of the answer. */
       timeoutMs: positiveInt.max(120_000).default(10_000),
+      /** Answers larger than this are refused and their connection dropped (64 KiB .. 256 MiB). */
+      maxResponseBytes: z.number().int().min(65_536).max(268_435_456).default(DEFAULT_MAX_RESPONSE_BYTES),
       nonceWindow: z.boolean().default(true),
       /**
        * How the venue spells the API (src/exchange/wire/): `venue`, the exchange's documented wire
@@ -117,6 +121,8 @@ export const configSchema = z.strictObject({
       timeBudgetMs: positiveInt.default(STRATEGY_DEFAULTS.timeBudgetMs),
       /** Consecutive failures after which a strategy is paused. */
       maxConsecutiveFailures: positiveInt.default(STRATEGY_DEFAULTS.maxConsecutiveFailures),
+      /** Heap limit of one strategy's worker thread (MB). */
+      guestHeapMb: positiveInt.default(STRATEGY_DEFAULTS.guestHeapMb),
       enabled: z
         .array(
           z.strictObject({

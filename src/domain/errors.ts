@@ -69,8 +69,17 @@ export class ExchangeRejectedError extends TradebotError {
 
 /** Private code 0 or 30 (`Validation failed`) and the other 3x field codes. */
 export class ExchangeValidationError extends ExchangeRejectedError {
-  override readonly name = 'ExchangeValidationError';
-  override readonly code = 'TB_ERR_EXCHANGE_VALIDATION';
+  override readonly name: string = 'ExchangeValidationError';
+  override readonly code: string = 'TB_ERR_EXCHANGE_VALIDATION';
+}
+/**
+ * HTTP 453: the account's region does not offer this order type (the EU region refuses stop-limit
+ * and OCO), or the market is not yet listed for it. A validation error naming `orderType`; retrying
+ * cannot help, another region or order type can.
+ */
+export class RegionRefusedError extends ExchangeValidationError {
+  override readonly name = 'RegionRefusedError';
+  override readonly code = 'TB_ERR_REGION_REFUSED';
 }
 /** Bad key, bad signature, bad payload, missing permission. Never retried. */
 export class AuthenticationError extends ExchangeRejectedError {
@@ -135,6 +144,21 @@ export class RequestTimeoutError extends ExchangeUnavailableError {
 export class BadResponseError extends ExchangeUnavailableError {
   override readonly name = 'BadResponseError';
   override readonly code = 'TB_ERR_BAD_RESPONSE';
+}
+
+/**
+ * The server answered a signed or public request with a redirect (3xx). Never followed: the signed
+ * headers would go to another host. `context.httpStatus` and `context.location` name it. The request
+ * reached the first server, so its outcome counts as unknown; it is not retried.
+ */
+export class RedirectRefusedError extends ExchangeUnavailableError {
+  override readonly name = 'RedirectRefusedError';
+  override readonly code = 'TB_ERR_REDIRECT';
+}
+/** The answer was larger than `exchange.maxResponseBytes`; the connection was dropped unread. Not retried. */
+export class ResponseTooLargeError extends ExchangeUnavailableError {
+  override readonly name = 'ResponseTooLargeError';
+  override readonly code = 'TB_ERR_RESPONSE_TOO_LARGE';
 }
 
 // ---- orders, state, strategies ---------------------------------------------------------------

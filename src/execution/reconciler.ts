@@ -110,6 +110,26 @@ export class Reconciler {
     return this.running;
   }
 
+  /**
+   * What the exchange did with this market's live journal orders, settled now (fills, triggers,
+   * cancels, lost answers): the daemon calls it before a closed candle goes to the strategies, so
+   * they never decide on a view one reconcile interval old. Nothing live on the market: no request.
+   * Otherwise one paged snapshot of the market's active orders and OCOs, and a history look-up for
+   * each order no longer active; every request goes through the client's rate limiter. Orders the
+   * journal does not know are left to the periodic pass. Returns how many records changed.
+   */
+  async settleMarket(market: MarketName): Promise<number> {
+    const live = (await this.o.store.listLive()).filter((r) => r.market === market);
+    if (live.length === 0) return 0;
+    const snapshot = await this.o.locator.snapshot([market]);
+    let changed = 0;
+    for (const record of live) {
+      const outcome = await this.o.settler.settle(record, snapshot);
+      if (outcome === 'updated' || outcome === 'settled' || outcome === 'not_found') changed += 1;
+    }
+    return changed;
+  }
+
   private async pass(): Promise<ReconcileSummary> {
     const started = this.o.clock.nowMs();
     const counts = Object.fromEntries(DISCREPANCY_KINDS.map((k) => [k, 0])) as Record<DiscrepancyKind, number>;

@@ -70,6 +70,9 @@ export interface CancelInput {
   readonly byOcoRule?: boolean | undefined;
 }
 
+/** An OCO leg's cancel, told or not when taken (see `cancelled`). */
+type Queued = OrderEvent | { readonly event: OrderEvent & { type: 'cancelled' }; readonly leg: OcoLeg };
+
 interface Position {
   amount: Decimal;
   /** Average entry of what is held; meaningless when amount is zero. */
@@ -90,7 +93,7 @@ const NO_EVENTS: readonly OrderEvent[] = Object.freeze([]);
  * engine's deals; the journal's fills), so the shape and the rules cannot drift apart. Pure: no I/O.
  */
 export class OrderFeedback {
-  private readonly queues = new Map<string, OrderEvent[]>();
+  private readonly queues = new Map<string, Queued[]>();
   private readonly positions = new Map<string, Position>();
   /** OCO id -> legs that triggered or executed: a cancel of the OTHER leg is the OCO rule, not news. */
   private readonly ocoFills = new Map<string, Set<OcoLeg>>();
@@ -114,13 +117,9 @@ export class OrderFeedback {
 
   cancelled(c: CancelInput): void {
     if (c.byOcoRule === true) return;
-    if (c.leg !== undefined) {
-      const other: OcoLeg = c.leg === 'take_profit' ? 'stop_loss' : 'take_profit';
-      if (this.ocoFills.get(c.clientOrderId)?.has(other) === true) return;
-      if (this.ocoCancelled.has(c.clientOrderId)) return;
-      remember(this.ocoCancelled, c.clientOrderId, () => true as const);
-    }
-    this.push(slotKey(c.strategy, c.market), { type: 'cancelled', clientOrderId: c.clientOrderId, filledAmount: c.filledAmount });
+    const event: OrderEvent = { type: 'cancelled', clientOrderId: c.clientOrderId, filledAmount: c.filledAmount };
+    // An OCO leg's cancel is judged when taken: the daemon may journal it before the other leg's fill.
+    this.push(slotKey(c.strategy, c.market), c.leg === undefined ? event : { event, leg: c.leg });
   }
 
   rejected(strategy: string, market: MarketName, clientOrderId: string, reason: string): void {
@@ -135,10 +134,22 @@ export class OrderFeedback {
   take(strategy: string, market: MarketName): readonly OrderEvent[] {
     if (this.queues.size === 0) return NO_EVENTS;
     const key = slotKey(strategy, market);
-    const events = this.queues.get(key);
-    if (events === undefined) return NO_EVENTS;
+    const queued = this.queues.get(key);
+    if (queued === undefined) return NO_EVENTS;
     this.queues.delete(key);
-    return events;
+    const out: OrderEvent[] = [];
+    for (const q of queued) {
+      if (!('leg' in q && 'event' in q)) {
+        out.push(q);
+        continue;
+      }
+      const id = q.event.clientOrderId;
+      const other: OcoLeg = q.leg === 'take_profit' ? 'stop_loss' : 'take_profit';
+      if (this.ocoFills.get(id)?.has(other) === true || this.ocoCancelled.has(id)) continue;
+      remember(this.ocoCancelled, id, () => true as const);
+      out.push(q.event);
+    }
+    return out;
   }
 
   /** The position, its unrealised PnL valued at `lastPrice`. */
@@ -172,7 +183,7 @@ export class OrderFeedback {
     p.amount = next;
   }
 
-  private push(key: string, event: OrderEvent): void {
+  private push(key: string, event: Queued): void {
     const list = this.queues.get(key);
     if (list === undefined) {
       this.queues.set(key, [event]);

@@ -5,6 +5,7 @@ import { formatDuration, formatMoney, formatPercent, formatRatio, formatTime } f
 import { healthBanner, healthSection, ordersSection, rulesSection, settingsSection } from './html-run-sections';
 import { PAGE_STYLE } from './html-style';
 import { openPositionsTable, tradesTable } from './html-trades';
+import { equityValue } from './metrics';
 import { renderLineChart, type ChartMarker } from './svg-chart';
 import type { BacktestMetrics, BacktestResult } from './types';
 
@@ -104,7 +105,7 @@ function equityChart(result: BacktestResult): string {
     title: 'Equity curve',
     yLabel: `equity (${run.quoteCurrency})`,
     times: run.equity.map((p) => p.time),
-    values: run.equity.map((p) => p.equity.toNumber()),
+    values: run.equity.map(equityValue),
     from: result.metrics.startTime,
     to: result.metrics.endTime,
     maxStep: intervalSeconds(run.interval) * 1.5,
@@ -117,7 +118,7 @@ function drawdownChart(result: BacktestResult): string {
   const { run } = result;
   let peak = -Infinity;
   const values = run.equity.map((p) => {
-    const v = p.equity.toNumber();
+    const v = equityValue(p);
     if (v > peak) peak = v;
     return peak > 0 ? -((peak - v) / peak) * 100 : 0;
   });
@@ -147,8 +148,17 @@ function priceChart(result: BacktestResult, market: string): string {
   // Like the equity curve: the first open at the first candle's open time, then each close at the
   // candle's close instant, so fills (which happen inside a candle) line up in time with both charts.
   const first = candles[0];
-  const times = first === undefined ? [] : [first.time, ...candles.map((c) => c.time + step)];
-  const values = first === undefined ? [] : [first.open.toNumber(), ...candles.map(closeNumber)];
+  const times: number[] = first === undefined ? [] : new Array<number>(candles.length + 1);
+  const values: number[] = first === undefined ? [] : new Array<number>(candles.length + 1);
+  if (first !== undefined) {
+    times[0] = first.time;
+    values[0] = first.open.toNumber();
+    for (let i = 0; i < candles.length; i++) {
+      const c = candles[i] as (typeof candles)[number];
+      times[i + 1] = c.time + step;
+      values[i + 1] = closeNumber(c);
+    }
+  }
   return renderLineChart({
     className: 'price-panel',
     height: 340,

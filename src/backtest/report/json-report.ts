@@ -16,6 +16,11 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
  * included (the backtester already has them); the full equity curve and fill list are.
  */
 export function toReportJson(result: BacktestResult): Record<string, Json> {
+  return { ...reportHead(result), equity: result.run.equity.map((p) => ({ time: p.time, equity: p.equity.toString() })) };
+}
+
+/** Everything but the equity curve (the last key, written point by point). */
+function reportHead(result: BacktestResult): Record<string, Json> {
   const { run } = result;
   return {
     formatVersion: REPORT_FORMAT_VERSION,
@@ -33,13 +38,38 @@ export function toReportJson(result: BacktestResult): Record<string, Json> {
     trades: result.trades.map(tradeJson),
     openPositions: result.openPositions.map(openJson),
     fills: result.fills.map((f, i) => fillJson(f, result.fillActions[i] ?? null)),
-    equity: run.equity.map((p) => ({ time: p.time, equity: p.equity.toString() })),
   };
 }
 
 /** `toReportJson` as text, two-space indented, with a final newline. */
 export function renderJson(result: BacktestResult): string {
-  return `${JSON.stringify(toReportJson(result), null, 2)}\n`;
+  return [...renderJsonChunks(result)].join('');
+}
+
+const POINTS_PER_CHUNK = 4096;
+
+/**
+ * `renderJson` in pieces, the same bytes: the head through JSON.stringify, then the equity curve a
+ * few thousand points at a time, so a year of 1m candles (40 MB of JSON) is never one string.
+ */
+export function* renderJsonChunks(result: BacktestResult): Generator<string> {
+  const equity = result.run.equity;
+  const head = JSON.stringify({ ...reportHead(result), equity: [] }, null, 2);
+  if (equity.length === 0) {
+    yield `${head}\n`;
+    return;
+  }
+  yield `${head.slice(0, head.length - '[]\n}'.length)}[\n`;
+  for (let start = 0; start < equity.length; start += POINTS_PER_CHUNK) {
+    const end = Math.min(equity.length, start + POINTS_PER_CHUNK);
+    let text = '';
+    for (let i = start; i < end; i++) {
+      const p = equity[i] as (typeof equity)[number];
+      text += `${i === 0 ? '' : ',\n'}    {\n      "time": ${JSON.stringify(p.time)},\n      "equity": ${JSON.stringify(p.equity.toString())}\n    }`;
+    }
+    yield text;
+  }
+  yield '\n  ]\n}\n';
 }
 
 function metricsJson(m: BacktestMetrics): Record<string, Json> {

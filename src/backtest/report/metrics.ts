@@ -101,17 +101,36 @@ export function profitFactor(grossProfit: Decimal, grossLoss: Decimal): number |
  * fall relative to its running peak, in percent. They can come from different peaks.
  */
 export function maxDrawdown(equity: readonly EquityPoint[]): { amount: Decimal; pct: number } {
-  let peak: Decimal | undefined;
-  let amount = new Decimal(0);
+  // Located on doubles (one per point, no Decimal per point); the amount is then computed exactly
+  // for the peak and trough found. Doubles of the curve carry ~15 significant digits, so only two
+  // falls equal to ~1e-12 of the equity could be told apart differently.
+  let peak = -Infinity;
+  let peakAt = -1;
+  let fallF = 0;
+  let from = -1;
+  let to = -1;
   let pct = 0;
-  for (const { equity: e } of equity) {
-    if (peak === undefined || e.gt(peak)) peak = e;
-    const fall = peak.minus(e);
-    if (fall.gt(amount)) amount = fall;
-    // The percentage is a ratio: float division is exact enough and ~50x cheaper than Decimal's.
-    if (peak.gt(0) && !fall.isZero()) pct = Math.max(pct, (fall.toNumber() / peak.toNumber()) * 100);
+  for (let i = 0; i < equity.length; i++) {
+    const v = equityValue(equity[i] as EquityPoint);
+    if (v > peak) {
+      peak = v;
+      peakAt = i;
+    }
+    const fall = peak - v;
+    if (fall > fallF) {
+      fallF = fall;
+      from = peakAt;
+      to = i;
+    }
+    if (peak > 0 && fall > 0) pct = Math.max(pct, (fall / peak) * 100);
   }
-  return { amount, pct };
+  const amount = from < 0 ? new Decimal(0) : (equity[from] as EquityPoint).equity.minus((equity[to] as EquityPoint).equity);
+  return { amount: amount.isNegative() ? new Decimal(0) : amount, pct };
+}
+
+/** A point's equity as a double: the one the curve computed, else converted. */
+export function equityValue(p: EquityPoint): number {
+  return p.value ?? p.equity.toNumber();
 }
 
 /**
@@ -119,7 +138,7 @@ export function maxDrawdown(equity: readonly EquityPoint[]): { amount: Decimal; 
  * Sharpe/Sortino ratios). A step from a non-positive equity has no return and is skipped.
  */
 export function periodReturns(equity: readonly EquityPoint[]): number[] {
-  const values = equity.map((p) => p.equity.toNumber());
+  const values = equity.map(equityValue);
   const out: number[] = [];
   for (let i = 1; i < values.length; i++) {
     const prev = values[i - 1] as number;

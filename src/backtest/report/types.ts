@@ -44,7 +44,13 @@ export type StartBalances = Readonly<Record<string, Decimal>>;
  */
 export interface EquityPoint {
   readonly time: number;
+  /** Exact account value in the quote currency. */
   readonly equity: Decimal;
+  /**
+   * The same as a double, when the curve computed it (buildEquityCurve does): what charts and
+   * ratios read, so that they never convert half a million Decimals. Never used for money.
+   */
+  readonly value?: number;
 }
 
 /** Everything the report needs from one backtest run. */

@@ -1,7 +1,9 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderHtml } from './html-report';
-import { renderJson } from './json-report';
+import { renderJsonChunks } from './json-report';
 import type { BacktestResult } from './types';
 
 /** Where writeReport put the two files. */
@@ -18,7 +20,19 @@ export async function writeReport(dir: string, result: BacktestResult): Promise<
   await mkdir(dir, { recursive: true });
   const jsonPath = join(dir, 'report.json');
   const htmlPath = join(dir, 'report.html');
-  await writeFile(jsonPath, renderJson(result), 'utf8');
+  await writeChunks(jsonPath, renderJsonChunks(result));
   await writeFile(htmlPath, renderHtml(result), 'utf8');
   return { jsonPath, htmlPath };
+}
+
+/** Writes the pieces as they come, waiting when the stream is full. */
+async function writeChunks(file: string, chunks: Iterable<string>): Promise<void> {
+  const out = createWriteStream(file, { encoding: 'utf8' });
+  const failed = new Promise<never>((_, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
+  for (const chunk of chunks) {
+    if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+  }
+  out.end();
+  await Promise.race([once(out, 'close'), failed]);
 }

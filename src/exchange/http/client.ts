@@ -14,7 +14,7 @@ import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
 import { DIALECTS } from '../wire/dialects';
 import { ClientIdEchoGuard } from './echo-guard';
 import { RequestRunner, type RequestEvent, type RetryPolicy } from './request-runner';
-import { KyTransport, type Transport } from './transport';
+import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, type Transport } from './transport';
 
 export type { RequestEvent, RetryPolicy } from './request-runner';
 
@@ -38,8 +38,10 @@ export interface HttpExchangeClientOptions {
   readonly nonceSource: NonceSource;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
-  /** Per HTTP attempt. */
+  /** Deadline of one HTTP attempt, from connect to the last byte of the answer. */
   readonly timeoutMs: number;
+  /** Answers larger than this are refused and their connection dropped (default 8 MiB). */
+  readonly maxResponseBytes?: number;
   /** Send `nonceWindow: true` (nonce = Unix ms within +-5 s, unique). Default true. */
   readonly nonceWindow?: boolean;
   /** How the venue spells paths and fields (src/exchange/wire/). Default `venue`, the exchange's documented wire. */
@@ -53,6 +55,8 @@ export interface HttpExchangeClientOptions {
   /** Backoff sleep and jitter source; defaults setTimeout and Math.random. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
+  /** Re-measures the server's clock after a refused nonce, before the one retry (clock-offset.ts). */
+  readonly resyncClock?: () => Promise<void>;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 250, maxDelayMs: 5000 };
@@ -91,13 +95,14 @@ export class HttpExchangeClient implements ExchangeClient {
       nonceSource: options.nonceSource,
       limiter: options.limiter,
       clock: options.clock,
-      transport: options.transport ?? new KyTransport(options.timeoutMs),
+      transport: options.transport ?? new KyTransport({ timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
       nonceWindow: options.nonceWindow ?? true,
       dialect: DIALECTS[dialect],
       retry: options.retry ?? DEFAULT_RETRY,
       onRequest: options.onRequest,
       sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
       random: options.random ?? Math.random,
+      resyncClock: options.resyncClock,
     };
     this.runner = new RequestRunner(runnerOptions);
     // Another dialect is spoken only to cancel an order whose create answer came back in it.

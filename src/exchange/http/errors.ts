@@ -1,6 +1,6 @@
 import {
   AuthenticationError, BadResponseError, DuplicateClientOrderIdError, ExchangeRejectedError, ExchangeUnavailableError,
-  ExchangeValidationError, InsufficientFundsError, OrderNotFoundError, RateLimitedError, type TradebotError,
+  ExchangeValidationError, InsufficientFundsError, OrderNotFoundError, RateLimitedError, RegionRefusedError, type TradebotError,
 } from '../../domain/errors';
 import type { EndpointId } from './endpoints';
 
@@ -9,11 +9,14 @@ import type { EndpointId } from './endpoints';
  * Order of precedence, following the extra facts ("classify by code plus field message, never by
  * HTTP status alone"):
  *   1. HTTP 429 (rate limit, or on a private endpoint with code 0 a refused nonce)
- *   2. exact message match on the top message and every field message
- *   3. broad substring match
- *   4. the private `code` table
- *   5. HTTP status (401/403 auth, 5xx unavailable)
- *   6. anything else the venue refused: ExchangeRejectedError
+ *   2. HTTP 453 (the region does not offer the order type): RegionRefusedError
+ *   3. exact message match on the top message and every field message
+ *   4. broad substring match
+ *   5. HTTP 401/403: auth, whatever the code (a 401 body's code 0 is not a validation error)
+ *   6. the private `code` table
+ *   7. HTTP status (5xx unavailable)
+ *   8. anything else the venue refused: ExchangeRejectedError
+ * What each resulting error class means for retries is error-policy.ts.
  * Errors carry endpoint, path, HTTP status, venue code and field messages; never request headers,
  * the payload or the signature.
  */
@@ -57,6 +60,10 @@ export function kindOfCode(code: number): Kind | undefined {
   if (code === 0 || (code >= 30 && code <= 43) || (code >= 111 && code <= 116)) return 'validation';
   if (code === 2) return 'notFound';
   if (code === 10) return 'funds';
+  // OCO (extra facts §3.3): 150 limit leg cannot be placed, 151 wrong stop-loss activation price;
+  // 152 / 153 not enough balance for the stop-limit / the limit leg.
+  if (code === 150 || code === 151) return 'validation';
+  if (code === 152 || code === 153) return 'funds';
   if (code === 15 || code === 16) return 'unavailable';
   return undefined;
 }
@@ -105,21 +112,28 @@ export function classifyAnswer(answer: VenueAnswer): TradebotError {
   const ctx = { endpoint: answer.endpoint, path: answer.path };
   const fieldMessages = Object.values(fieldErrors).flat();
   const summary = message ?? fieldMessages[0] ?? `HTTP ${status}`;
-  message = `${answer.endpoint}: ${summary}`;
+  // "Validation failed" alone does not say what to fix: the message names every field and its complaint.
+  const fields = Object.entries(fieldErrors).filter(([, m]) => m.length > 0);
+  const detail = fields.length === 0 || (message === undefined && fields.length === 1)
+    ? '' : ` (${fields.map(([f, m]) => `${f}: ${m.join(' ')}`).join('; ')})`;
+  message = `${answer.endpoint}: ${summary}${detail}`;
 
   if (status === 429) {
-    const nonce = answer.isPrivate && code === 0 && summary === 'Too many requests.';
+    // The simulator (and maybe the venue) answers a nonce outside the window with 429 too.
+    const nonce = answer.isPrivate && ((code === 0 && summary === 'Too many requests.') || summary.includes('nonce is more than'));
     return new RateLimitedError(message, { ...ctx, httpStatus: status, venueCode: code, nonce });
   }
+
+  if (status === 453) return new RegionRefusedError(message, code, fieldErrors, status, ctx);
 
   const candidates = [summary, ...fieldMessages];
   let kind: Kind | undefined;
   for (const m of candidates) if ((kind = EXACT[m]) !== undefined) break;
   if (kind === undefined) kind = BROAD.find(([needle]) => candidates.some((m) => m.includes(needle)))?.[1];
+  if (kind === undefined && (status === 401 || status === 403)) kind = 'auth';
   if (kind === undefined && code !== undefined) kind = kindOfCode(code);
   if (kind === undefined) {
-    if (status === 401 || status === 403) kind = 'auth';
-    else if (status >= 500) kind = 'unavailable';
+    if (status >= 500) kind = 'unavailable';
     else if (!answer.isPrivate && (status === 422 || rec['success'] === false)) kind = 'validation';
     else kind = 'rejected';
   }

@@ -1,13 +1,11 @@
 import type { Clock } from '../../core/clock';
-import {
-  BadResponseError, ConfigError, ExchangeUnavailableError, RateLimitedError, RequestTimeoutError, RequestValidationError,
-  TradebotError,
-} from '../../domain/errors';
+import { ConfigError, RequestValidationError, TradebotError } from '../../domain/errors';
 import type { RateLimiter } from '../../limiter/rate-limiter';
 import type { NonceSource } from '../nonce-source';
 import type { Dialect } from '../wire/dialect';
 import { requestCodec, type RequestCodec } from '../wire/request-codec';
 import { ENDPOINTS, type EndpointId } from './endpoints';
+import { retryRuleOf } from './error-policy';
 import { badResponse, classifyAnswer, isErrorShape } from './errors';
 import { ForeignDialectAnswerError, readInOtherDialect } from './foreign-dialect';
 import { answersOf, type AnswerSchemas, type ResponseOf } from './responses';
@@ -46,6 +44,11 @@ export interface RunnerOptions {
   readonly onRequest: ((event: RequestEvent) => void) | undefined;
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
+  /**
+   * Measures the server's clock again (after a refused nonce, before the retry). Failures are the
+   * hook's business: the retry goes ahead on whatever offset it left.
+   */
+  readonly resyncClock: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -65,10 +68,12 @@ export interface PreparedRequest {
 
 /**
  * Runs one logical API call: check -> limiter -> sign (fresh nonce per attempt) -> send -> classify
- * -> parse. Retry rules:
+ * -> parse. Retry rules (error-policy.ts decides per error class):
  * - Reads (`endpoint.idempotent`) retry transient failures (5xx, 429, timeouts, connection errors,
  *   unparseable answers) with exponential backoff and full jitter, and fail over to the other region
- *   on connection errors and 5xx.
+ *   on connection errors and 5xx. Auth, validation, redirects and oversized answers are never retried.
+ * - A refused nonce re-measures the server's clock, then retries once (reads and writes alike: the
+ *   refusal proves the request was not executed).
  * - Writes are sent at most once, to the primary region. A timeout or a dropped connection after an
  *   order was sent leaves its outcome unknown: the caller (the executor) settles it by looking the
  *   order up by its client_order_id, and never resends it under a new id. Re-sending here could
@@ -88,6 +93,7 @@ export class RequestRunner {
     const wire = this.check(endpoint, params);
     const attempts = spec.idempotent ? Math.max(1, this.o.retry.attempts) : 1;
     let region = 0;
+    let resynced = false;
     for (let attempt = 1; ; attempt++) {
       await this.o.limiter.acquire(spec.limit, { priority });
       const started = this.o.clock.nowMs();
@@ -98,13 +104,32 @@ export class RequestRunner {
         return result;
       } catch (err) {
         this.report(endpoint, err instanceof TradebotError ? err.code : 'error', started, attempt, target.name, err);
-        if (attempt >= attempts || !isTransient(err)) throw err;
-        if (shouldFailOver(err) && this.o.regions.length > 1) {
+        let rule = retryRuleOf(err);
+        if (rule === 'resyncClock') {
+          if (!resynced) {
+            // A refused nonce was not executed: one retry after re-measuring the clock, writes included.
+            resynced = true;
+            await this.resync();
+            if (attempt < Math.max(attempts, 2)) continue;
+          }
+          // Refused again: the venue's 429 body is the same for a rate limit, so back off as for one.
+          rule = 'backoff';
+        }
+        if (attempt >= attempts || rule === 'never') throw err;
+        if (rule === 'failover' && this.o.regions.length > 1) {
           region = (region + 1) % this.o.regions.length;
           continue; // the other region is a fresh path: no need to wait
         }
         await this.o.sleep(this.backoffMs(attempt));
       }
+    }
+  }
+
+  private async resync(): Promise<void> {
+    try {
+      await this.o.resyncClock?.();
+    } catch {
+      // The hook reports its own failures; the retry runs on the offset it left.
     }
   }
 
@@ -201,19 +226,6 @@ export class RequestRunner {
       // A metrics hook must never break a request.
     }
   }
-}
-
-/** The "outcome unknown / retryable" branch of the error tree, for reads. */
-function isTransient(err: unknown): boolean {
-  return err instanceof ExchangeUnavailableError;
-}
-
-/** Connection failures and 5xx point at the server or the path to it: try the other region. */
-function shouldFailOver(err: unknown): boolean {
-  if (!(err instanceof ExchangeUnavailableError)) return false;
-  if (err instanceof RateLimitedError || err instanceof RequestTimeoutError || err instanceof BadResponseError) return false;
-  const status = err.context['httpStatus'];
-  return typeof status === 'number' ? status >= 500 : err.context['errorCode'] !== undefined || err.context['notSent'] !== undefined;
 }
 
 function describe(fieldErrors: Readonly<Record<string, readonly string[]>>): string {

@@ -1,14 +1,16 @@
 import ky, { type KyInstance } from 'ky';
-import { ExchangeUnavailableError, RequestTimeoutError } from '../../domain/errors';
+import { ExchangeUnavailableError, RedirectRefusedError, RequestTimeoutError, ResponseTooLargeError, TradebotError } from '../../domain/errors';
 import type { EndpointId } from './endpoints';
+import { createPooledFetch, type PooledFetch } from './pooled-fetch';
 
 /**
  * One HTTP exchange with the venue, on ky. Choices:
  * - `retry: 0`: ky never retries; the client decides (reads retry, order creation never does).
  * - `throwHttpErrors: false`: every status comes back as data; errors.ts classifies by body + status.
- * - `timeout`: ky aborts the fetch after `timeoutMs` -> RequestTimeoutError.
- * - keep-alive: Node's global fetch (undici) pools and reuses connections per origin by default
- *   (keep-alive on, idle sockets closed after ~4 s), which is what we want for two fixed hosts.
+ * - `timeout`: ONE deadline for the whole exchange, connect to last body byte: ky aborts after
+ *   `timeoutMs` -> RequestTimeoutError, and the pooled fetch destroys the socket.
+ * - `fetch`: node:http(s) keep-alive pools (pooled-fetch.ts) with a response size cap.
+ * - redirects are never followed; a 3xx is RedirectRefusedError naming the status and Location.
  * - The body is read as text and parsed here, so a non-JSON answer is data, not an exception.
  * Thrown errors never carry ky's Request object (its headers hold the key and the signature).
  */
@@ -34,19 +36,33 @@ export interface Transport {
   send(request: TransportRequest): Promise<TransportResponse>;
 }
 
+export interface KyTransportOptions {
+  /** Deadline of one exchange, body read included. */
+  readonly timeoutMs: number;
+  /** Larger answers are refused and their connection dropped (exchange.maxResponseBytes). */
+  readonly maxResponseBytes: number;
+}
+
+export { DEFAULT_MAX_RESPONSE_BYTES } from './response-cap';
+
 /** Connection-level failure codes after which nothing reached the server (safe to fail over). */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export class KyTransport implements Transport {
   private readonly http: KyInstance;
+  private readonly pool: PooledFetch;
+  private readonly timeoutMs: number;
 
-  constructor(private readonly timeoutMs: number) {
-    this.http = ky.create({ retry: 0, throwHttpErrors: false, timeout: timeoutMs });
+  constructor(options: KyTransportOptions) {
+    this.timeoutMs = options.timeoutMs;
+    this.pool = createPooledFetch({ maxResponseBytes: options.maxResponseBytes });
+    this.http = ky.create({ retry: 0, throwHttpErrors: false, timeout: options.timeoutMs, redirect: 'manual', fetch: this.pool.fetch });
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     const path = new URL(req.url).pathname;
     let response: Response;
+    let text: string;
     try {
       response = await this.http(req.url, {
         method: req.method,
@@ -54,22 +70,30 @@ export class KyTransport implements Transport {
         ...(req.body === undefined ? {} : { body: req.body }),
         ...(req.signal === undefined ? {} : { signal: req.signal }),
       });
+      text = await response.text(); // already in memory: the pooled fetch read it within the deadline
     } catch (err) {
       throw this.translate(err, req.endpoint, path);
     }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (err) {
-      throw this.translate(err, req.endpoint, path);
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.headers.get('location') ?? '(none)';
+      throw new RedirectRefusedError(`${req.endpoint}: the server answered ${response.status} redirecting to ${location}; redirects are never followed`, {
+        endpoint: req.endpoint, path, httpStatus: response.status, location,
+      });
     }
     return { status: response.status, text, json: parseJson(text) };
   }
 
+  /** Closes the pool's idle connections (a CLI command that is done). */
+  close(): void {
+    this.pool.close();
+  }
+
   private translate(err: unknown, endpoint: EndpointId | string, path: string): Error {
+    if (err instanceof ResponseTooLargeError) return new ResponseTooLargeError(`${endpoint}: ${err.message}`, { endpoint, path, ...err.context });
+    if (err instanceof TradebotError) return err;
     const name = err instanceof Error ? err.name : '';
     if (name === 'TimeoutError') {
-      return new RequestTimeoutError(`${endpoint}: no answer within ${this.timeoutMs} ms`, { endpoint, path, timeoutMs: this.timeoutMs });
+      return new RequestTimeoutError(`${endpoint}: no complete answer within ${this.timeoutMs} ms`, { endpoint, path, timeoutMs: this.timeoutMs });
     }
     if (name === 'AbortError') return err as Error; // the caller aborted: pass its reason through
     const code = errorCode(err);

@@ -118,3 +118,24 @@ test('an unknown strategy parameter (a typo) is refused by check-config and at s
     cfg.cleanup();
   }
 });
+
+test('check-config in live mode: a plain-http exchange URL and an API key with a line break are refused (exit 78), never echoing the secret', () => {
+  const base = { ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' } };
+  const plain = writeConfig({ ...base, exchange: { baseUrl: 'http://whitebit.com' } });
+  const good = writeConfig({ ...base, exchange: { baseUrl: 'https://whitebit.com' } });
+  try {
+    const r1 = runCli(['check-config', '--config', plain.file], { TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    expect(r1.code).toBe(78);
+    expect(r1.stderr).toContain('exchange.baseUrl: must be https:');
+    const r2 = runCli(['check-config', '--config', good.file], { TRADEBOT_API_KEY: 'key\r\nX-Injected: 1', TRADEBOT_API_SECRET: 'live-secret-never-print' });
+    expect(r2.code).toBe(78);
+    expect(r2.stderr).toContain('TRADEBOT_API_KEY contains a line break');
+    const r3 = runCli(['check-config', '--config', good.file], { TRADEBOT_API_KEY: 'key', TRADEBOT_API_SECRET: '   ' });
+    expect(r3.code).toBe(78);
+    expect(r3.stderr).toContain('TRADEBOT_API_SECRET is empty');
+    expect(r2.stderr + r3.stderr).not.toContain('live-secret-never-print');
+  } finally {
+    plain.cleanup();
+    good.cleanup();
+  }
+});

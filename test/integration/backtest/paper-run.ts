@@ -1,5 +1,5 @@
 import { SystemClock } from '../../../src/core/clock';
-import { candleOpenTime, intervalSeconds, type Interval } from '../../../src/domain/candle';
+import { intervalSeconds, type Interval } from '../../../src/domain/candle';
 import { Decimal } from '../../../src/domain/decimal';
 import type { Balances } from '../../../src/domain/market';
 import type { CollateralAssetBalance } from '../../../src/exchange/exchange-client';
@@ -19,6 +19,10 @@ import type { StampedIntent } from '../../../src/strategy/intent-validation';
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
+import { CandleFlow } from '../../../src/app/candle-flow';
+import { settleBeforeCandle } from '../../../src/app/candle-settlement';
+import { OrderFeedbackRecorder } from '../../../src/app/order-feedback-recorder';
+import { createLogger } from '../../../src/log/logger';
 
 export interface PaperFill { clientOrderId: string; side: string; price: Decimal; amount: Decimal; time: number }
 
@@ -29,13 +33,17 @@ export interface PaperFill { clientOrderId: string; side: string; price: Decimal
  * live orders) as the strategies' and the risk checks' view, and the real HttpExchangeClient against
  * the embedded simulator whose market clock the test drives one data minute at a time.
  *
- * At each strategy candle close it does what the daemon's jobs do, in a fixed order so the run is
- * deterministic: one reconciliation pass (fills and cancels of resting orders reach the journal),
- * book refresh, balance poll, kline poll, StrategyHost, then each intent through `executor.submit`
- * (book.note of its records, as the daemon's intent sink). The balance check reads the trading and
- * the collateral balance (OCO margin), as the daemon's pollers do. After each submission they are
- * polled again: the backtest sees the funds an order reserves at once, and the next intent of the
- * same candle is sized against them. Fills are read from the executed-deals endpoint at the end.
+ * Candles come through the daemon's CandleFlow (its kline poller, run at each strategy candle close
+ * as the daemon's kline job) with the daemon's own step before the strategies, settleBeforeCandle:
+ * the market's live orders settled with the exchange, the book refreshed, ctx.events/ctx.position
+ * brought up to date. No reconciliation pass runs per candle: the daemon's real timing (its periodic
+ * pass runs on a 30 s wall-clock timer, which this short run never reaches). The balances are polled
+ * before each candle, standing in for the daemon's balance poller. Each intent goes through
+ * `executor.submit` (book.note of its records, as the daemon's intent sink). The balance check reads
+ * the trading and the collateral balance (OCO margin), as the daemon's pollers do. After each
+ * submission they are polled again: the backtest sees the funds an order reserves at once, and the
+ * next intent of the same candle is sized against them. Fills are read from the executed-deals
+ * endpoint at the end.
  */
 export async function paperRun(o: {
   sim: SimulatedExchange; client: HttpExchangeClient; strategies: readonly LoadedStrategy[]; market: string;
@@ -52,8 +60,10 @@ export async function paperRun(o: {
   let balances: Balances = {};
   let collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
   let lastClose: Decimal | undefined;
+  const feedbackErrors: unknown[] = [];
+  const feedback = new OrderFeedbackRecorder(store, (err) => feedbackErrors.push(err));
   const exec = buildExecution({
-    exchange: client, store, leases, leaseStore, owner: 'parity-paper', clock: wall, markets: [market], requestTimeoutMs: 5000,
+    exchange: client, store, leases, leaseStore, owner: 'parity-paper', clock: wall, markets: [market], requestTimeoutMs: 5000, events: feedback,
     risk: new RiskGate(new RiskEngine({ limits: o.risk ?? {}, clock: sim.clock }), {
       lastPrice: () => lastClose, balances: () => balances, openOnMarket: (mk) => book.onMarket(mk),
     }),
@@ -68,7 +78,10 @@ export async function paperRun(o: {
 
   const host = new StrategyHost({
     strategies: o.strategies, clock: sim.clock, timeBudgetMs: Number.POSITIVE_INFINITY,
-    view: { balances: () => balances, openOrders: (s, mk) => book.of(s, mk), marketInfo: (mk) => exec.catalog.cached(mk) },
+    view: {
+      balances: () => balances, openOrders: (s, mk) => book.of(s, mk), marketInfo: (mk) => exec.catalog.cached(mk),
+      position: (s, mk, close) => feedback.feedback.position(s, mk, close), events: (s, mk) => feedback.feedback.take(s, mk),
+    },
   });
   const orders: OrderLogEntry[] = [];
   const step = intervalSeconds(o.interval);
@@ -109,22 +122,34 @@ export async function paperRun(o: {
     collateralStale = true;
   };
 
+  const settle = settleBeforeCandle({
+    reconciler: exec.reconciler, book, feedback,
+    pollBalances: async () => { balances = await client.fetchTradingBalances(); collateralStale = true; },
+  });
+  const flow = new CandleFlow({
+    host, client, clock: sim.clock, log: createLogger({ level: 'silent' }), klineDelayMs: 0, warmupFor: () => 1,
+    beforeStrategies: async (mk) => {
+      // CandleFlow logs a failure here and moves on (the daemon must not stop); the test must see it.
+      await settle(mk).catch((err: unknown) => { feedbackErrors.push(err); });
+      // The daemon's balance poller, run here at each candle so the run is deterministic.
+      balances = await client.fetchTradingBalances();
+      collateralStale = true;
+    },
+    hooks: { onCandle: (_mk, _iv, _close, close) => { lastClose = close; } },
+    sink: { submit: async (intents) => { for (const stamped of intents) await submit(stamped); } },
+  });
+  const [job] = flow.jobs();
+  if (job === undefined) throw new Error('no kline job');
+  const signal = new AbortController().signal;
   for (const minute of o.minutes) {
     const close = minute + 60;
     sim.advanceTo(close);
     if (close % step !== 0) continue;
-    await exec.reconciler.runOnce();
-    await book.refresh();
-    balances = await client.fetchTradingBalances();
-    collateralStale = true;
-    const open = candleOpenTime(o.interval, close - step);
-    const [candle] = await client.fetchCandles({ market, interval: o.interval, start: open, end: open, limit: 1 });
-    if (candle === undefined || candle.time !== open) continue;
-    lastClose = candle.close;
-    for (const stamped of await host.handleCandle(market, o.interval, candle)) await submit(stamped);
+    await job.run({ signal } as Parameters<typeof job.run>[0]);
   }
   await exec.reconciler.runOnce();
 
+  if (feedbackErrors.length > 0) throw new Error(`order feedback failed: ${String(feedbackErrors[0])}`);
   const fills: PaperFill[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await client.fetchExecutedDeals({ market, limit: 100, offset });

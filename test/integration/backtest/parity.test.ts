@@ -12,6 +12,7 @@ import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
 import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
 import { parseFillModel } from '../../../src/simulator/engine/fill-model';
 import { paperRun } from './paper-run';
+import { probeStrategies } from '../../helpers/ctx-probe';
 
 // Real BTC/USDT 1m candles (with the source's 2-hour outage); both example strategies,
 // sma-cross (stop-limit entries/exits, cancels) and rsi-reversion (stop-limit entries, OCO exits),
@@ -28,6 +29,32 @@ const fillKey = (f: { time: number; clientOrderId: string; side: string; price: 
 const DEFAULT_MODEL = parseFillModel({});
 const TINY_SHARE = parseFillModel({ volumeShare: '0.00005' });
 
+/** Fill events of one order within one candle, summed (amount, value) into one event at the average price. */
+function mergeFills(events: readonly string[]): string[] {
+  const out: string[] = [];
+  const byOrder = new Map<string, { at: number; type: string; side: string; amount: Decimal; value: Decimal; total: string }>();
+  const pattern = /^(filled|partially_filled) (\S+) (\S*) (buy|sell) (\S+) @(\S+) total (\S+)$/;
+  for (const e of events) {
+    const m = pattern.exec(e);
+    if (m === null) { out.push(e); continue; }
+    const [, type, id, leg, side, amount, price, total] = m as unknown as string[];
+    const key = `${id} ${leg}`;
+    const prev = byOrder.get(key);
+    const value = new Decimal(amount!).times(price!);
+    if (prev === undefined) {
+      byOrder.set(key, { at: out.length, type: type!, side: side!, amount: new Decimal(amount!), value, total: total! });
+      out.push(key);
+    } else {
+      prev.type = type!;
+      prev.amount = prev.amount.plus(amount!);
+      prev.value = prev.value.plus(value);
+      prev.total = total!;
+    }
+  }
+  for (const [key, f] of byOrder) out[f.at] = `${f.type} ${key} ${f.side} ${f.amount.toString()} @${f.value.dividedBy(f.amount).toString()} total ${f.total}`;
+  return out;
+}
+
 test.each([
   ['the default fill model', DEFAULT_MODEL, '3000'],
   ['partial fills (volume share 0.00005)', TINY_SHARE, '3000'],
@@ -39,13 +66,15 @@ test.each([
   // About 30 hours, across the outage (keeps the HTTP run short).
   const rows = (await loadCsvRows(FIXTURE)).slice(0, 1800);
   const load = (name: string) => loadNamedStrategy({ strategy: name, interval: '5m', balances: {} }, ['BTC_USDT']);
-  const strategies = [load('rsi-reversion'), load('sma-cross')];
+  // Each run's strategies record what their ctx said about their orders (events, position, open orders with purpose).
+  const backtestProbe = probeStrategies([load('rsi-reversion'), load('sma-cross')]);
+  const paperProbe = probeStrategies([load('rsi-reversion'), load('sma-cross')]);
   const balances = { USDT: '10000' };
   // The collateral account (OCO margin) is funded explicitly on both sides, as by a transfer live.
   const collateralBalances = { USDT: collateralUsdt };
 
   const backtest = await new BacktestReplay({
-    strategies, markets: [{ info: simMarketInfo('BTC_USDT'), candles: rows.map(rowToCandle) }], dataInterval: '1m',
+    strategies: backtestProbe.strategies, markets: [{ info: simMarketInfo('BTC_USDT'), candles: rows.map(rowToCandle) }], dataInterval: '1m',
     balances: { USDT: new Decimal(balances.USDT) }, collateralBalances: { USDT: new Decimal(collateralBalances.USDT) }, fillModel,
   }).run();
 
@@ -59,7 +88,7 @@ test.each([
       baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'paper', apiSecret: 'paper-secret' },
       nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 5000,
     });
-    const paper = await paperRun({ sim, client, strategies, market: 'BTC_USDT', interval: '5m', minutes: rows.map((r) => r.time) });
+    const paper = await paperRun({ sim, client, strategies: paperProbe.strategies, market: 'BTC_USDT', interval: '5m', minutes: rows.map((r) => r.time) });
 
     const placed = backtest.orders.filter((o) => o.outcome === 'placed');
     expect(placed.length).toBeGreaterThan(10);
@@ -90,6 +119,14 @@ test.each([
       return [...m.entries()].map(([id, v]) => `${id} ${v.toString()}`).sort(order);
     };
     expect(sums(records.map((r) => [exchangeClientOrderId(r), new Decimal(r.filledAmount)]))).toEqual(sums(paper.fills.map((f) => [f.clientOrderId, f.amount])));
+
+    // The strategies were told the same things about their orders on every candle: fills (the daemon
+    // merges the deals of one order between two candles into one event at their average price, so
+    // the backtest's deals are merged the same way for the comparison), cancels, denials, positions,
+    // open orders with their purpose.
+    const told = (seen: typeof backtestProbe.seen) => seen.map((s) => [s.strategy, s.candleTime, mergeFills(s.events).join(' | '), s.position, s.openOrders.join(' | ')].join(' ; '));
+    expect(backtestProbe.seen.some((s) => s.events.length > 0)).toBe(true);
+    expect(told(paperProbe.seen)).toEqual(told(backtestProbe.seen));
 
     // And the account ends in the same place.
     const paperBalances = await client.fetchTradingBalances();

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 
 /** A tiny real HTTP server on 127.0.0.1 for the exchange-client tests (no HTTP mocking library). */
@@ -14,6 +14,10 @@ export interface Reply {
   readonly body?: unknown;
   /** Never answer (to provoke a client timeout). */
   readonly hang?: boolean;
+  /** Extra response headers (a redirect's Location). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Answers by hand instead (a body that never ends, a huge one); status and body are ignored. */
+  readonly respond?: (res: ServerResponse) => void;
 }
 export interface LoopbackServer {
   readonly url: string;
@@ -31,8 +35,9 @@ export async function startServer(handler: (req: SeenRequest, index: number) => 
       requests.push(seen);
       const reply = handler(seen, requests.length - 1);
       if (reply.hang) return;
+      if (reply.respond !== undefined) return reply.respond(res);
       const text = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
-      res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json' });
+      res.writeHead(reply.status ?? 200, { 'Content-Type': 'application/json', ...reply.headers });
       res.end(text);
     });
   });

@@ -40,6 +40,11 @@ describe('OrderFeedback', () => {
     f.cancelled({ strategy: 's', market: 'BTC_USDT', clientOrderId: 'oco1', filledAmount: d('0'), leg: 'stop_loss' });
     expect(f.take('s', 'BTC_USDT').map((e) => e.type)).toEqual(['filled']);
 
+    // The daemon may journal the stop-loss leg's cancel before the take-profit's fill (one settlement).
+    f.cancelled({ strategy: 's', market: 'BTC_USDT', clientOrderId: 'oco5', filledAmount: d('0'), leg: 'stop_loss' });
+    f.fill(fill({ clientOrderId: 'oco5', side: 'sell', leg: 'take_profit' }));
+    expect(f.take('s', 'BTC_USDT').map((e) => e.type)).toEqual(['filled']);
+
     f.triggered('oco2', 'stop_loss');
     f.cancelled({ strategy: 's', market: 'BTC_USDT', clientOrderId: 'oco2', filledAmount: d('0'), leg: 'take_profit' });
     expect(f.take('s', 'BTC_USDT')).toEqual([]);

@@ -1,0 +1,28 @@
+import type { MarketName } from '../domain/market';
+import type { Reconciler } from '../execution/reconciler';
+import type { OpenOrderBook } from './open-order-book';
+import type { OrderFeedbackRecorder } from './order-feedback-recorder';
+
+export interface CandleSettlementDeps {
+  readonly reconciler: Pick<Reconciler, 'settleMarket'>;
+  readonly book: Pick<OpenOrderBook, 'refresh'>;
+  /** Re-reads the balances (trading and collateral) after fills changed them. */
+  readonly pollBalances: () => Promise<void>;
+  readonly feedback: Pick<OrderFeedbackRecorder, 'idle'>;
+}
+
+/**
+ * The daemon's step before a closed candle of `market` goes to the strategies: the exchange's view
+ * of our live orders on the market is settled into the journal (Reconciler.settleMarket), the
+ * open-order view refreshed, the balances re-read when something changed, and the strategies'
+ * feedback (ctx.events, ctx.position) brought up to date. The backtest's engine settles at the same
+ * point (its fills are applied before the strategy candle closes), so both decide on the same view.
+ */
+export function settleBeforeCandle(d: CandleSettlementDeps): (market: MarketName) => Promise<void> {
+  return async (market) => {
+    const changed = await d.reconciler.settleMarket(market);
+    await d.book.refresh();
+    await d.feedback.idle();
+    if (changed > 0) await d.pollBalances();
+  };
+}

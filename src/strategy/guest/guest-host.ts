@@ -1,0 +1,389 @@
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Clock } from '../../core/clock';
+import type { Candle, Interval } from '../../domain/candle';
+import { StrategyFailedError } from '../../domain/errors';
+import type { MarketName } from '../../domain/market';
+import { STRATEGY_DEFAULTS } from '../../config/defaults';
+import { CandleRing } from '../candle-series';
+import { validateIntents, type StampedIntent } from '../intent-validation';
+import type { LoadedStrategy, StrategyConfig } from '../prepare-strategy';
+import type { StrategyLogger } from '../strategy';
+import type { StrategyHostEvents, StrategyHostView, StrategyStats } from '../strategy-host';
+import type { FromGuest, ToGuest } from './protocol';
+import { fromWire, toWire } from './wire';
+
+/** What the candle flow needs of a strategy host: the in-process StrategyHost and GuestHost both fit. */
+export interface CandleHost {
+  subscriptions(): { market: MarketName; interval: Interval }[];
+  handleCandle(market: MarketName, interval: Interval, candle: Candle): readonly StampedIntent[] | Promise<readonly StampedIntent[]>;
+  pause(strategy: string): void;
+  resume(strategy: string): void;
+  isPaused(strategy: string): boolean;
+  stats(strategy: string): StrategyStats;
+  strategyNames(): string[];
+}
+
+export interface GuestHostEvents extends StrategyHostEvents {
+  /** A guest's thread was ended (overrun, crash, heap) and a fresh one is being started and re-warmed. */
+  onRestart?(e: { strategy: string; reason: string }): void;
+}
+
+export interface GuestHostOptions {
+  /** Strategies as loaded for validation (their metadata is used; their code runs in the guests). */
+  readonly strategies: readonly LoadedStrategy[];
+  /** The module directory and each strategy's config overrides: each guest loads its own module. */
+  readonly dir: string;
+  readonly configFor: (name: string) => StrategyConfig;
+  readonly clock: Clock;
+  readonly view?: StrategyHostView | undefined;
+  readonly events?: GuestHostEvents | undefined;
+  readonly logger?: (StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
+  /** Deadline of one onCandle call (ms); default STRATEGY_DEFAULTS.timeBudgetMs. */
+  readonly timeBudgetMs?: number | undefined;
+  readonly maxConsecutiveFailures?: number | undefined;
+  /** Heap limit of one guest (V8 old generation), MB. */
+  readonly heapMb?: number | undefined;
+  /** Time a guest gets to load its module. */
+  readonly startMs?: number | undefined;
+}
+
+type CallResult = { readonly intents: unknown; readonly failure: string | undefined } | { readonly dead: string };
+const EMPTY: readonly StampedIntent[] = Object.freeze([]);
+const DEFAULT_HEAP_MB = 128;
+const NOOP_LOGGER: StrategyLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The worker entry next to this file: compiled JS in dist, TypeScript (through sucrase) under ts-jest. */
+function workerEntry(): { file: string; eval: boolean } {
+  const ext = path.extname(__filename);
+  const entry = path.join(__dirname, `guest-worker${ext}`);
+  if (ext === '.js') return { file: entry, eval: false };
+  return { file: `require('sucrase/register/ts'); require(${JSON.stringify(entry)});`, eval: true };
+}
+
+/**
+ * Each strategy as a guest: its own worker thread with NO environment variables (`env: {}`), a heap
+ * limit (`resourceLimits`), and no handle on the exchange client, the store or the config. Only plain
+ * data crosses (wire.ts): candles, balances, its own open orders, position, events and market info
+ * in; intents and log lines out, the intents validated again here. An onCandle call that misses its
+ * deadline gets its thread terminated; a thread that exits (process.exit), dies of its heap limit or
+ * fails to answer is the same failure: counted, the strategy paused while a fresh thread loads the
+ * module and is re-warmed with the candle history this side kept, then resumed; after
+ * `maxConsecutiveFailures` in a row it stays paused until resume(). Nothing here ever waits on a
+ * guest beyond its deadline, and the threads are unref'ed: shutdown never waits for one.
+ */
+export class GuestHost implements CandleHost {
+  private readonly guests = new Map<string, Guest>();
+  private readonly routes = new Map<string, { market: MarketName; interval: Interval }>();
+
+  constructor(o: GuestHostOptions) {
+    for (const s of o.strategies) {
+      if (this.guests.has(s.name)) throw new RangeError(`strategy ${s.name} given twice to the host`);
+      this.guests.set(s.name, new Guest(s, o));
+      for (const market of s.markets) {
+        const key = `${s.interval}|${market}`;
+        if (!this.routes.has(key)) this.routes.set(key, { market, interval: s.interval });
+      }
+    }
+  }
+
+  /** Starts every guest (loads its module in its thread). A guest that fails to start is counted and paused. */
+  async start(): Promise<void> {
+    await Promise.all([...this.guests.values()].map((g) => g.start()));
+  }
+
+  subscriptions(): { market: MarketName; interval: Interval }[] {
+    return [...this.routes.values()].map((r) => ({ ...r }));
+  }
+
+  async handleCandle(market: MarketName, interval: Interval, candle: Candle): Promise<readonly StampedIntent[]> {
+    const calls: Promise<readonly StampedIntent[]>[] = [];
+    for (const g of this.guests.values()) {
+      if (g.loaded.interval === interval && g.loaded.markets.includes(market)) calls.push(g.handle(market, candle));
+    }
+    if (calls.length === 0) return EMPTY;
+    const all = await Promise.all(calls);
+    return all.length === 1 ? (all[0] as readonly StampedIntent[]) : all.flat();
+  }
+
+  pause(strategy: string): void {
+    this.guest(strategy).pause();
+  }
+
+  resume(strategy: string): void {
+    this.guest(strategy).resume();
+  }
+
+  isPaused(strategy: string): boolean {
+    return this.guest(strategy).stats.paused;
+  }
+
+  stats(strategy: string): StrategyStats {
+    return { ...this.guest(strategy).stats };
+  }
+
+  strategyNames(): string[] {
+    return [...this.guests.keys()];
+  }
+
+  /** Terminates every guest thread (never waits for a guest's own code). */
+  async close(): Promise<void> {
+    await Promise.all([...this.guests.values()].map((g) => g.close()));
+  }
+
+  private guest(name: string): Guest {
+    const g = this.guests.get(name);
+    if (g === undefined) throw new RangeError(`unknown strategy ${name}`);
+    return g;
+  }
+}
+
+class Guest {
+  readonly stats = { calls: 0, intents: 0, errors: 0, overruns: 0, consecutiveFailures: 0, paused: false };
+  private worker: Worker | undefined;
+  private readonly rings = new Map<MarketName, CandleRing>();
+  private readonly markets: ReadonlySet<string>;
+  private readonly log: StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger };
+  private readonly events: GuestHostEvents;
+  private readonly budgetMs: number;
+  private readonly maxFailures: number;
+  private pending = new Map<number, (r: CallResult) => void>();
+  private nextId = 1;
+  /** Calls of this guest run one at a time, in candle order. */
+  private chain: Promise<unknown> = Promise.resolve();
+  /** Set while a fresh thread loads and re-warms: candles only go to the history meanwhile. */
+  private restarting: Promise<void> | undefined;
+  private closed = false;
+  /** Paused by the operator (resume() needed), as opposed to paused while restarting. */
+  private held = false;
+
+  constructor(readonly loaded: LoadedStrategy, private readonly o: GuestHostOptions) {
+    this.markets = new Set(loaded.markets);
+    this.log = o.logger ?? NOOP_LOGGER;
+    this.events = o.events ?? {};
+    this.budgetMs = o.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;
+    this.maxFailures = o.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
+    for (const m of loaded.markets) this.rings.set(m, new CandleRing(Math.max(loaded.window, loaded.warmup, 1)));
+  }
+
+  async start(): Promise<void> {
+    const reason = await this.spawn();
+    if (reason !== undefined) this.failed(undefined, 'crashed', reason);
+  }
+
+  handle(market: MarketName, candle: Candle): Promise<readonly StampedIntent[]> {
+    const ring = this.rings.get(market) as CandleRing;
+    ring.push(candle);
+    if (this.stats.paused || this.worker === undefined) return Promise.resolve(EMPTY);
+    const run = this.chain.then(() => this.call(market, candle));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  pause(): void {
+    this.held = true;
+    this.stats.paused = true;
+  }
+
+  resume(): void {
+    const was = this.stats.paused;
+    this.held = false;
+    this.stats.consecutiveFailures = 0;
+    if (this.worker === undefined && this.restarting === undefined) {
+      this.restart('resumed');
+      return;
+    }
+    this.stats.paused = this.restarting !== undefined;
+    if (was && !this.stats.paused) this.events.onResumed?.({ strategy: this.loaded.name });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const w = this.worker;
+    this.worker = undefined;
+    for (const resolve of this.pending.values()) resolve({ dead: 'daemon stopping' });
+    this.pending.clear();
+    if (w !== undefined) await w.terminate().catch(() => undefined);
+  }
+
+  private async call(market: MarketName, candle: Candle): Promise<readonly StampedIntent[]> {
+    if (this.stats.paused || this.worker === undefined) return EMPTY;
+    const name = this.loaded.name;
+    const view = this.o.view ?? {};
+    const snapshot = {
+      balances: view.balances?.() ?? {},
+      openOrders: view.openOrders?.(name, market) ?? [],
+      marketInfo: view.marketInfo?.(market),
+      position: view.position?.(name, market, candle.close),
+      events: view.events?.(name, market) ?? [],
+    };
+    this.stats.calls++;
+    const started = performance.now();
+    const result = await this.send(market, candle, snapshot, false, this.budgetMs);
+    const elapsedMs = performance.now() - started;
+    this.events.onDuration?.({ strategy: name, market, elapsedMs });
+    if ('dead' in result) {
+      if (result.dead === 'overrun') {
+        this.stats.overruns++;
+        this.events.onOverrun?.({ strategy: name, market, candleTime: candle.time, elapsedMs, budgetMs: this.budgetMs });
+      }
+      return this.failed(candle, result.dead === 'overrun' ? 'overrun' : 'crashed', result.dead === 'overrun' ? `onCandle took over ${this.budgetMs} ms: thread terminated` : result.dead, market);
+    }
+    if (result.failure !== undefined) return this.failed(candle, 'threw', result.failure, market);
+    const raw = fromWire(result.intents);
+    if (Array.isArray(raw) && raw.length === 0) {
+      this.stats.consecutiveFailures = 0;
+      return EMPTY;
+    }
+    const checked = validateIntents(raw, this.markets);
+    if (!checked.ok) return this.failed(candle, 'invalid_intents', checked.reason, market);
+    this.stats.consecutiveFailures = 0;
+    const stamped = checked.intents.map((intent): StampedIntent => ({ strategy: name, interval: this.loaded.interval, candleTime: candle.time, intent }));
+    this.stats.intents += stamped.length;
+    this.events.onIntents?.({ strategy: name, market, candleTime: candle.time, intents: stamped });
+    return stamped;
+  }
+
+  /** One message to the guest, answered within `deadlineMs` or the thread is terminated. */
+  private send(market: MarketName, candle: Candle, view: unknown, warm: boolean, deadlineMs: number): Promise<CallResult> {
+    const worker = this.worker;
+    if (worker === undefined) return Promise.resolve({ dead: 'no thread' });
+    const id = this.nextId++;
+    return new Promise<CallResult>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ dead: 'overrun' });
+        this.kill(worker);
+      }, deadlineMs);
+      timer.unref();
+      this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
+      const message: ToGuest = {
+        type: 'candle', id, market, interval: this.loaded.interval, candle: toWire(candle), nowMs: this.o.clock.nowMs(), view: toWire(view), warm,
+      };
+      worker.postMessage(message);
+    });
+  }
+
+  private failed(candle: Candle | undefined, reason: 'threw' | 'overrun' | 'invalid_intents' | 'crashed', detail: string, market?: MarketName): readonly StampedIntent[] {
+    const name = this.loaded.name;
+    const stats = this.stats;
+    stats.errors++;
+    stats.consecutiveFailures++;
+    const candleTime = candle?.time ?? 0;
+    const error = new StrategyFailedError(`strategy ${name}${market === undefined ? '' : ` on ${market}`}: ${reason}: ${detail}`,
+      { strategy: name, market, candleTime, reason });
+    this.log.error({ err: error, strategy: name, market }, 'strategy failed');
+    this.events.onError?.({ strategy: name, market: market ?? '', candleTime, error, consecutiveFailures: stats.consecutiveFailures });
+    const dead = reason === 'overrun' || reason === 'crashed';
+    const giveUp = stats.consecutiveFailures >= this.maxFailures;
+    if ((dead || giveUp) && !stats.paused) {
+      stats.paused = true;
+      this.log.warn({ strategy: name, consecutiveFailures: stats.consecutiveFailures, restarting: dead && !giveUp }, 'strategy paused');
+      this.events.onPaused?.({ strategy: name, consecutiveFailures: stats.consecutiveFailures, error });
+    }
+    if (giveUp) this.held = true;
+    if (dead && !giveUp && !this.closed) this.restart(reason);
+    return EMPTY;
+  }
+
+  /** A fresh thread, re-warmed with the candle history kept here; resumed unless it fails again. Not awaited by callers. */
+  private restart(reason: string): void {
+    if (this.restarting !== undefined || this.closed) return;
+    this.stats.paused = true;
+    this.events.onRestart?.({ strategy: this.loaded.name, reason });
+    this.restarting = (async () => {
+      const spawnFailure = await this.spawn();
+      if (spawnFailure !== undefined) return this.failedDuringRestart(spawnFailure);
+      for (const [market, ring] of this.rings) {
+        for (const candle of ring.toArray()) {
+          const r = await this.send(market, candle, { balances: {}, openOrders: [], marketInfo: this.o.view?.marketInfo?.(market), events: [] }, true, this.budgetMs);
+          if ('dead' in r) return this.failedDuringRestart(`re-warm: ${r.dead}`);
+        }
+      }
+      this.restarting = undefined;
+      if (!this.held) {
+        this.stats.paused = false;
+        this.log.info({ strategy: this.loaded.name }, 'strategy restarted in a fresh thread and re-warmed');
+        this.events.onResumed?.({ strategy: this.loaded.name });
+      }
+      return undefined;
+    })();
+  }
+
+  private failedDuringRestart(detail: string): void {
+    this.restarting = undefined;
+    this.stats.paused = false; // so failed() reports the pause again
+    this.failed(undefined, 'crashed', detail);
+  }
+
+  /** Starts a thread and loads the module in it; resolves undefined when ready, else why not. */
+  private spawn(): Promise<string | undefined> {
+    const entry = workerEntry();
+    const worker = new Worker(entry.file, {
+      eval: entry.eval,
+      env: {}, // no daemon environment variables (secrets, Redis URL) in the guest
+      resourceLimits: { maxOldGenerationSizeMb: this.o.heapMb ?? DEFAULT_HEAP_MB, maxYoungGenerationSizeMb: 16 },
+      stdout: true, stderr: true, // the guest's console goes nowhere near the daemon's JSON log stream
+    });
+    worker.stdout.resume();
+    worker.stderr.resume();
+    worker.unref();
+    this.worker = worker;
+    const name = this.loaded.name;
+    return new Promise<string | undefined>((resolve) => {
+      let started = false;
+      const timer = setTimeout(() => { if (!started) { started = true; resolve('module did not load in time'); this.kill(worker); } }, this.o.startMs ?? 10_000);
+      timer.unref();
+      worker.on('message', (m: FromGuest) => {
+        if (m.type === 'ready' || m.type === 'load_failed') {
+          if (started) return;
+          started = true;
+          clearTimeout(timer);
+          if (m.type === 'ready') resolve(undefined);
+          else {
+            resolve(`module did not load: ${m.reason}`);
+            this.kill(worker);
+          }
+          return;
+        }
+        if (m.type === 'result') {
+          const done = this.pending.get(m.id);
+          this.pending.delete(m.id);
+          done?.({ intents: m.intents, failure: m.failure });
+          return;
+        }
+        if (m.type === 'log') {
+          const level = ['debug', 'info', 'warn', 'error'].includes(m.level) ? m.level : 'info';
+          const log = this.log.child?.({ strategy: name, market: m.market }) ?? this.log;
+          log[level]({ guest: fromWire(m.obj) }, typeof m.msg === 'string' ? m.msg.slice(0, 500) : undefined);
+        }
+      });
+      worker.on('error', (err) => this.onDeath(worker, `thread error: ${err.message}`));
+      worker.on('exit', (code) => {
+        if (!started) {
+          started = true;
+          clearTimeout(timer);
+          resolve(`thread exited (code ${code}) while loading`);
+        }
+        this.onDeath(worker, `thread exited (code ${code})`);
+      });
+      const init: ToGuest = { type: 'init', dir: this.o.dir, name, config: toWire({ ...this.o.configFor(name), interval: this.loaded.interval }) };
+      worker.postMessage(init);
+    });
+  }
+
+  /** The thread died on its own (process.exit, heap limit, uncaught error): pending calls fail as crashes. */
+  private onDeath(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const resolve of pending) resolve({ dead: reason });
+    if (pending.length === 0 && !this.closed && this.restarting === undefined && !this.stats.paused) this.failed(undefined, 'crashed', reason);
+  }
+
+  private kill(worker: Worker): void {
+    if (this.worker === worker) this.worker = undefined;
+    void worker.terminate().catch(() => undefined);
+  }
+}

@@ -1,0 +1,55 @@
+import { ManualClock } from '../../../src/core/clock';
+import { Decimal } from '../../../src/domain/decimal';
+import type { Candle } from '../../../src/domain/candle';
+import { GuestHost } from '../../../src/strategy/guest/guest-host';
+import { loadStrategies } from '../../../src/strategy/strategy-loader';
+
+// Guests in real worker threads (the TypeScript worker through sucrase under Jest; the daemon runs
+// the compiled one): a spinner, process.exit and a heap bomb end only their own thread, are counted,
+// paused, restarted and re-warmed; the steady strategy keeps trading through all of it.
+const DIR = 'test/fixtures/guests';
+const candle = (i: number): Candle => {
+  const p = new Decimal(40_000 + i);
+  return { time: 1_700_000_000 + i * 60, open: p, high: p, low: p, close: p, volume: new Decimal(1), volumeMoney: p };
+};
+
+describe('GuestHost', () => {
+  test('hostile guests affect only themselves', async () => {
+    const loaded = loadStrategies(DIR);
+    expect(loaded.errors.map((e) => e.context['file'])).toEqual([expect.stringMatching(/importer\.ts$/)]);
+    const names = ['steady', 'spinner', 'exiter', 'heap-bomb', 'secret-reader'];
+    const strategies = loaded.strategies.filter((s) => names.includes(s.name));
+    const logs: string[] = [];
+    const restarts: string[] = [];
+    const paused: string[] = [];
+    process.env['TRADEBOT_API_SECRET'] = 'guest-test-secret-4711';
+    const log = { debug: () => {}, info: () => {}, warn: (o: unknown) => logs.push(JSON.stringify(o)), error: () => {} };
+    const host = new GuestHost({
+      strategies, dir: DIR, configFor: () => ({}), clock: new ManualClock(0), timeBudgetMs: 500, maxConsecutiveFailures: 3, heapMb: 32,
+      logger: { ...log, child: () => log },
+      events: { onRestart: (e) => restarts.push(e.strategy), onPaused: (e) => paused.push(e.strategy) },
+    });
+    try {
+      await host.start();
+      let steadyIntents = 0;
+      for (let i = 0; i < 8; i++) {
+        const intents = await host.handleCandle('BTC_USDT', '1m', candle(i));
+        steadyIntents += intents.filter((x) => x.strategy === 'steady').length;
+        await new Promise((r) => setTimeout(r, 300)); // restarts run in the background
+      }
+      expect(steadyIntents).toBeGreaterThanOrEqual(8);
+      expect(host.stats('steady').errors).toBe(0);
+      for (const name of ['spinner', 'exiter', 'heap-bomb']) {
+        expect(host.stats(name).errors).toBeGreaterThan(0);
+        expect(restarts).toContain(name);
+        expect(paused).toContain(name);
+      }
+      expect(host.stats('spinner').overruns).toBeGreaterThan(0);
+      expect(logs.some((l) => l.includes('"found":"nothing"'))).toBe(true);
+      expect(logs.join('\n')).not.toContain('guest-test-secret-4711');
+    } finally {
+      delete process.env['TRADEBOT_API_SECRET'];
+      await host.close();
+    }
+  }, 60_000);
+});
