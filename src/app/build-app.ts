@@ -5,7 +5,8 @@ import { loadCredentials } from '../config/credentials';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
 import { ConfigError, NotReadyError } from '../domain/errors';
-import { syncClockOffset } from '../exchange/clock-offset';
+import type { ClockSync } from '../exchange/clock-offset';
+import { measureExchangeClock, repairPoisonedNonce } from './clock-guard';
 import { componentLogger, type Logger } from '../log/logger';
 import { ScaledMarketClock, WallMarketClock, type MarketClock } from '../market-data/market-clock';
 import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
@@ -134,15 +135,18 @@ export class TradebotApp {
       this.marketClock = new ScaledMarketClock(paper.sim.clock);
       log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
+    // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.
+    let onNonceRefused: () => Promise<void> = async () => undefined;
     const exchange = createExchangeClient(c, {
       baseUrl, credentials: credentials!, nonces: state.nonces, limiter: state.limiter, clock: this.wallClock, metrics: m,
-      log: componentLogger(log, 'exchange'),
+      log: componentLogger(log, 'exchange'), resyncClock: () => onNonceRefused(),
     });
     this.exchangeProbe.attach(exchange);
 
-    // 4. clock offset (nonces follow the exchange's clock)
-    const offset = await syncClockOffset(exchange, this.wallClock, state.nonces);
-    log.info({ offsetMs: offset.offsetMs, roundTripMs: offset.roundTripMs }, 'clock offset measured');
+    // 4. clock offset (nonces follow the exchange's clock, within +-60 s) and the stored nonce's sanity
+    const clockInput = { exchange, wallClock: this.wallClock, nonces: state.nonces, metrics: m, log };
+    const clock = await measureExchangeClock(clockInput);
+    await repairPoisonedNonce(state.nonces, credentials!.apiKey, log);
 
     // 5. strategies (pure: files are read and validated; a bad module is reported, the others run)
     const loaded = loadConfiguredStrategies(c, this.input.baseDir);
@@ -166,6 +170,13 @@ export class TradebotApp {
     const { exec, book, balances, execLog } = trading;
     this.execution = exec;
     this.tradingControl = trading.tradingControl;
+    const control = trading.tradingControl;
+    const haltOnClock = async (sync: ClockSync): Promise<void> => {
+      if (sync.status !== 'too_far') return;
+      await control.set('halted', `exchange clock ${Math.round(sync.offsetMs / 1000)} s off the local clock (limit ${sync.maxOffsetMs / 1000} s): check NTP`, this.wallClock.nowMs());
+    };
+    await haltOnClock(clock);
+    onNonceRefused = async () => haltOnClock(await measureExchangeClock(clockInput));
 
     // 7. markets: every strategy market must be listed and trading
     await exec.catalog.refresh();

@@ -4,7 +4,7 @@ import {
   BadResponseError, RedirectRefusedError, RequestTimeoutError, ResponseTooLargeError, type TradebotError,
 } from '../../../src/domain/errors';
 import { HttpExchangeClient, type HttpExchangeClientOptions } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { runApi } from '../../../src/cli/api-command';
 import { startServer, type LoopbackServer, type Reply, type SeenRequest } from './loopback-server';
@@ -29,7 +29,7 @@ function client(baseUrl: string, extra: Partial<HttpExchangeClientOptions> = {})
   const clock = new SystemClock();
   return new HttpExchangeClient({
     baseUrl, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: SECRET },
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock,
     timeoutMs: 500, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 }, sleep: async () => undefined,
     ...extra,
   });
