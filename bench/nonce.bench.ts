@@ -42,7 +42,7 @@ async function child(url: string, mode: string, id: string): Promise<void> {
     let now = Date.now();
     while (Date.now() < end) {
       const t0 = process.hrtime.bigint();
-      await scripts.reserveNonce(key, now++, 4000, 60_000);
+      await scripts.reserveNonce(key, now++, 4000, 60_000, Date.now() + 64_000);
       report.latenciesUs.push(Number(process.hrtime.bigint() - t0) / 1000);
       report.count++;
     }

@@ -3,7 +3,7 @@ import { ManualClock } from '../src/core/clock';
 import { HttpExchangeClient } from '../src/exchange/http/client';
 import { buildSignedBody } from '../src/exchange/http/sign';
 import { checkWithSchema } from '../src/exchange/request-rules';
-import { InMemoryNonceSource } from '../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../src/limiter/in-memory-limiter';
 import type { BenchRow } from './bench-types';
 
@@ -60,7 +60,7 @@ export async function run(): Promise<BenchRow[]> {
   const clock = new ManualClock(1_700_000_000_000);
   const client = new HttpExchangeClient({
     baseUrl: 'http://127.0.0.1:9', primaryRegion: 'global', credentials: { apiKey: 'bench-key', apiSecret: SECRET },
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 1000,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 1000,
   });
   const runner = client.requestRunner;
   const payload = Buffer.from(buildSignedBody('/api/v4/order/stop_limit', 1_700_000_000_000, WIRE_PARAMS, true)).toString('base64');

@@ -5,7 +5,7 @@ import { SystemClock } from '../src/core/clock';
 import { HttpExchangeClient } from '../src/exchange/http/client';
 import { signRequest } from '../src/exchange/http/sign';
 import { NOT_JSON, type Transport, type TransportRequest, type TransportResponse } from '../src/exchange/http/transport';
-import { InMemoryNonceSource } from '../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../src/limiter/in-memory-limiter';
 import { LIMITS, LIMIT_IDS, type LimitTable } from '../src/limiter/limits';
 import { startSimulatedExchange, type SimAccountOptions } from '../src/simulator/start-simulated-exchange';
@@ -63,7 +63,7 @@ async function drive(url: string, call: (c: HttpExchangeClient) => Promise<unkno
   const clock = new SystemClock();
   const clients = accounts.map((a) => new HttpExchangeClient({
     baseUrl: url, primaryRegion: 'global', credentials: { apiKey: a.apiKey, apiSecret: a.apiSecret },
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ limits: HUGE, clock }), clock, timeoutMs: 10_000,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ limits: HUGE, clock }), clock, timeoutMs: 10_000,
     ...(transport === undefined ? {} : { transport }),
   }));
   clients.forEach((c, i) => Object.assign(c, { benchKey: accounts[i] }));

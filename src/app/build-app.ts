@@ -5,13 +5,15 @@ import { loadCredentials } from '../config/credentials';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
 import { ConfigError, NotReadyError } from '../domain/errors';
-import { syncClockOffset } from '../exchange/clock-offset';
+import type { ClockSync } from '../exchange/clock-offset';
+import { measureExchangeClock, repairPoisonedNonce } from './clock-guard';
 import { componentLogger, type Logger } from '../log/logger';
 import { ScaledMarketClock, WallMarketClock, type MarketClock } from '../market-data/market-clock';
 import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
 import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
 import { StoreKeys } from '../store/keys';
 import { checkRedisHealth } from '../store/redis';
+import { RemoteSimClock } from '../simulator/remote-sim-clock';
 import type { CandleFlow } from './candle-flow';
 import { createExchangeClient } from './exchange-wiring';
 import { ExchangeProbe } from './exchange-probe';
@@ -100,7 +102,8 @@ export class TradebotApp {
 
     // 2. credentials and state: Redis when configured (required live), else the in-process store
     let credentials: { apiKey: string; apiSecret: string } | undefined;
-    if (c.mode === 'live') {
+    const remoteSim = c.mode === 'paper' ? c.paper?.exchangeUrl : undefined;
+    if (c.mode === 'live' || remoteSim !== undefined) {
       const creds = loadCredentials(this.input.env, { required: true })!;
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
@@ -116,24 +119,34 @@ export class TradebotApp {
 
     // 3. the exchange: embedded simulator in paper mode
     let baseUrl = c.exchange.baseUrl;
-    if (c.mode === 'paper') {
+    if (remoteSim !== undefined) {
+      // A running sim-exchange: it keeps orders and balances across our restarts; its clock is read from it.
+      const clock = await RemoteSimClock.connect(remoteSim, this.wallClock);
+      this.closers.push({ name: 'simulator clock', close: async () => clock.stop() });
+      baseUrl = remoteSim;
+      this.marketClock = new ScaledMarketClock(clock);
+      log.info({ url: baseUrl, speed: clock.speed, marketTime: new Date(clock.nowMs()).toISOString() }, 'paper mode: running simulated exchange (market clock read from it)');
+    } else if (c.mode === 'paper') {
       this.paper = await startPaperExchange(c, this.input.baseDir);
       const paper = this.paper;
       this.closers.push({ name: 'paper exchange', close: () => paper.sim.close() });
       credentials = paper.credentials;
       baseUrl = paper.sim.url;
       this.marketClock = new ScaledMarketClock(paper.sim.clock);
-      log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
+      log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
+    // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.
+    let onNonceRefused: () => Promise<void> = async () => undefined;
     const exchange = createExchangeClient(c, {
       baseUrl, credentials: credentials!, nonces: state.nonces, limiter: state.limiter, clock: this.wallClock, metrics: m,
-      log: componentLogger(log, 'exchange'),
+      log: componentLogger(log, 'exchange'), resyncClock: () => onNonceRefused(),
     });
     this.exchangeProbe.attach(exchange);
 
-    // 4. clock offset (nonces follow the exchange's clock)
-    const offset = await syncClockOffset(exchange, this.wallClock, state.nonces);
-    log.info({ offsetMs: offset.offsetMs, roundTripMs: offset.roundTripMs }, 'clock offset measured');
+    // 4. clock offset (nonces follow the exchange's clock, within +-60 s) and the stored nonce's sanity
+    const clockInput = { exchange, wallClock: this.wallClock, nonces: state.nonces, metrics: m, log };
+    const clock = await measureExchangeClock(clockInput);
+    await repairPoisonedNonce(state.nonces, credentials!.apiKey, log);
 
     // 5. strategies (pure: files are read and validated; a bad module is reported, the others run)
     const loaded = loadConfiguredStrategies(c, this.input.baseDir);
@@ -157,6 +170,13 @@ export class TradebotApp {
     const { exec, book, balances, execLog } = trading;
     this.execution = exec;
     this.tradingControl = trading.tradingControl;
+    const control = trading.tradingControl;
+    const haltOnClock = async (sync: ClockSync): Promise<void> => {
+      if (sync.status !== 'too_far') return;
+      await control.set('halted', `exchange clock ${Math.round(sync.offsetMs / 1000)} s off the local clock (limit ${sync.maxOffsetMs / 1000} s): check NTP`, this.wallClock.nowMs());
+    };
+    await haltOnClock(clock);
+    onNonceRefused = async () => haltOnClock(await measureExchangeClock(clockInput));
 
     // 7. markets: every strategy market must be listed and trading
     await exec.catalog.refresh();

@@ -37,6 +37,8 @@ export interface ExchangeWiring {
   readonly clock: Clock;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /** Re-measures the exchange's clock after a refused nonce (clock-guard.ts). */
+  readonly resyncClock?: () => Promise<void>;
 }
 
 /** The HTTP client with every attempt observed (requests, latency, 429s) and the limiter's waits timed. */
@@ -57,6 +59,7 @@ export function createExchangeClient(config: FrozenConfig, w: ExchangeWiring): H
     dialect: ex.dialect,
     retry: ex.retry,
     onRequest: requestObserver(w.metrics, w.log),
+    ...(w.resyncClock === undefined ? {} : { resyncClock: w.resyncClock }),
   });
 }
 

@@ -5,7 +5,7 @@ import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/erro
 import { signRequest } from '../exchange/http/sign';
 import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, NOT_JSON } from '../exchange/http/transport';
 import { SystemClock } from '../core/clock';
-import { measureClockOffset } from '../exchange/clock-offset';
+import { syncClockOffset } from '../exchange/clock-offset';
 import { timeResult } from '../exchange/http/responses';
 import { createNonceSource } from './nonce-source-factory';
 import { baseUrlProblem } from '../config/base-url';
@@ -100,8 +100,11 @@ export async function runApi(methodArg: string, path: string, opts: ApiOptions, 
     try {
       // The nonce window is +-5 s of the server's clock: follow it, as the daemon does.
       if (opts.nonceWindow) {
-        const offset = await measureClockOffset(() => fetchServerTimeMs(transport, baseUrl), clock, 1);
-        nonces.source.setClockOffsetMs(offset.offsetMs);
+        const sync = await syncClockOffset({ fetchServerTime: () => fetchServerTimeMs(transport, baseUrl) }, clock, nonces.source, 1);
+        if (sync.status === 'unreachable') process.stderr.write('warning: server time unreachable: the nonce uses the local clock\n');
+        if (sync.status === 'too_far') {
+          process.stderr.write(`warning: server clock ${Math.round(sync.offsetMs / 1000)} s off the local clock (limit ${sync.maxOffsetMs / 1000} s): not followed, the nonce uses the local clock\n`);
+        }
       }
       nonce = await nonces.source.nextNonce(apiKey);
     } finally {

@@ -4,7 +4,7 @@ import { MARKET_NAME } from '../domain/market';
 import { TradebotError } from '../domain/errors';
 import { BacktestInputError } from '../domain/errors';
 import { HttpExchangeClient } from '../exchange/http/client';
-import { InMemoryNonceSource } from '../exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { downloadCandles, type DownloadSummary } from '../backtest/download/download-candles';
 import { createProgress } from '../backtest/download/progress';
@@ -60,7 +60,7 @@ async function runDownloadCommand(opts: DownloadCliOptions, env: NodeJS.ProcessE
   const clock = new SystemClock();
   const client = new HttpExchangeClient({
     baseUrl: opts.baseUrl ?? env['TRADEBOT_BASE_URL'] ?? DEFAULT_BASE_URL, primaryRegion: 'global',
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs,
   });
   return downloadCandles({
     client, market: opts.market, interval, from: parseTime(opts.from, '--from'), to: parseTime(opts.to, '--to'), out: opts.out,

@@ -1,5 +1,5 @@
 import { SystemClock } from '../core/clock';
-import { InMemoryNonceSource } from '../exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../store/memory/in-memory-nonce-source';
 import type { NonceSource } from '../exchange/nonce-source';
 import { DEFAULT_KEY_PREFIX } from '../store/keys';
 import { connectRedis, createRedis } from '../store/redis';
@@ -17,7 +17,7 @@ export interface CliNonceSource {
  */
 export async function createNonceSource(env: NodeJS.ProcessEnv = process.env): Promise<CliNonceSource> {
   const url = env['TRADEBOT_REDIS_URL'];
-  if (!url) return { source: new InMemoryNonceSource(new SystemClock()), close: async () => undefined };
+  if (!url) return { source: new InMemoryNonceSource({ clock: new SystemClock() }), close: async () => undefined };
   const redis = createRedis(url, { lazyConnect: true, connectionName: 'tradebot-cli' });
   await connectRedis(redis);
   const source = new RedisNonceSource({ redis, prefix: env['TRADEBOT_REDIS_PREFIX'] ?? DEFAULT_KEY_PREFIX });

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock';
-import type { NonceSource } from './nonce-source';
+import { MAX_CLOCK_OFFSET_MS, type NonceSource } from './nonce-source';
 
 export interface ClockOffsetSample {
   /** Server clock minus local clock, ms. */
@@ -30,14 +30,36 @@ export async function measureClockOffset(
   return best as ClockOffsetSample;
 }
 
-/** Measures the offset and hands it to the nonce source, so nonces follow the server's clock. */
+/**
+ * What one clock measurement did:
+ * - `ok`: the offset is within +-maxOffsetMs and nonces follow the server's clock;
+ * - `too_far`: the server's clock is further off than that (a clock decades ahead, a broken NTP, a
+ *   hostile server): not trusted; nonces keep the local clock; the daemon refuses to trade and alerts;
+ * - `unreachable`: /time failed; nonces keep the offset they had (the local clock at start-up).
+ */
+export type ClockSync =
+  | { readonly status: 'ok'; readonly offsetMs: number; readonly roundTripMs: number }
+  | { readonly status: 'too_far'; readonly offsetMs: number; readonly roundTripMs: number; readonly maxOffsetMs: number }
+  | { readonly status: 'unreachable'; readonly error: unknown };
+
+/** Measures the offset and hands it to the nonce source when it is believable (see ClockSync). Never throws. */
 export async function syncClockOffset(
   exchange: { fetchServerTime(): Promise<number> },
   clock: Clock,
   nonceSource: NonceSource,
   samples = 3,
-): Promise<ClockOffsetSample> {
-  const sample = await measureClockOffset(() => exchange.fetchServerTime(), clock, samples);
+  maxOffsetMs: number = MAX_CLOCK_OFFSET_MS,
+): Promise<ClockSync> {
+  let sample: ClockOffsetSample;
+  try {
+    sample = await measureClockOffset(() => exchange.fetchServerTime(), clock, samples);
+  } catch (error) {
+    return { status: 'unreachable', error };
+  }
+  if (!Number.isFinite(sample.offsetMs) || Math.abs(sample.offsetMs) > maxOffsetMs) {
+    nonceSource.setClockOffsetMs(0);
+    return { status: 'too_far', offsetMs: sample.offsetMs, roundTripMs: sample.roundTripMs, maxOffsetMs };
+  }
   nonceSource.setClockOffsetMs(sample.offsetMs);
-  return sample;
+  return { status: 'ok', offsetMs: sample.offsetMs, roundTripMs: sample.roundTripMs };
 }

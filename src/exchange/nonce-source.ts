@@ -8,4 +8,16 @@ export interface NonceSource {
   nextNonce(apiKey: string): Promise<number>;
   /** The measured server clock minus the local clock, in ms. Nonces are allocated on the server's clock. */
   setClockOffsetMs(offsetMs: number): void;
+  /**
+   * The start-up check of `apiKey`'s stored nonce: one more than `maxClockOffsetMs + maxLeadMs` ahead
+   * of the local clock was poisoned by a far-future clock and is replaced by now (`repaired`, with the
+   * poisoned value in `last`). A sane one is left alone.
+   */
+  repairPoisoned(apiKey: string): Promise<{ readonly repaired: boolean; readonly last: number }>;
 }
+
+/**
+ * The largest server-minus-local clock offset the daemon follows (60 s). Beyond it the server clock
+ * is not trusted: nonces keep the local clock, trading is refused and an alert fires.
+ */
+export const MAX_CLOCK_OFFSET_MS = 60_000;

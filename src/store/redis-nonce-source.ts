@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { SystemClock, type Clock } from '../core/clock';
 import { ConfigError } from '../domain/errors';
-import type { NonceSource } from '../exchange/nonce-source';
+import { MAX_CLOCK_OFFSET_MS, type NonceSource } from '../exchange/nonce-source';
 import { DEFAULT_KEY_PREFIX, StoreKeys } from './keys';
 import { withStore } from './redis';
 import { errorForLuaCode, LuaErrorCode, replyCode, storeScripts, type StoreScripts } from './scripts';
@@ -15,6 +15,11 @@ export interface NonceSourceOptions {
   readonly maxWaitMs?: number;
   /** Injected for tests (a ManualClock advances instead of sleeping). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * The largest server-minus-local clock offset nonces may follow (default MAX_CLOCK_OFFSET_MS, 60 s).
+   * With it, no nonce is ever stored more than `maxClockOffsetMs + maxLeadMs` ahead of the local clock.
+   */
+  readonly maxClockOffsetMs?: number;
 }
 
 export interface RedisNonceSourceOptions extends NonceSourceOptions {
@@ -26,14 +31,39 @@ export interface RedisNonceSourceOptions extends NonceSourceOptions {
 
 export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface NonceSettings {
+  readonly clock: Clock;
+  readonly maxLeadMs: number;
+  readonly maxWaitMs: number;
+  readonly maxClockOffsetMs: number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
 /** Validated common settings of both nonce sources. */
-export function nonceSettings(opts: NonceSourceOptions): { clock: Clock; maxLeadMs: number; maxWaitMs: number; sleep: (ms: number) => Promise<void> } {
+export function nonceSettings(opts: NonceSourceOptions): NonceSettings {
   const maxLeadMs = opts.maxLeadMs ?? 4000;
   const maxWaitMs = opts.maxWaitMs ?? 10_000;
+  const maxClockOffsetMs = opts.maxClockOffsetMs ?? MAX_CLOCK_OFFSET_MS;
   if (!Number.isSafeInteger(maxLeadMs) || maxLeadMs < 0 || maxLeadMs >= 5000) {
     throw new ConfigError(`nonce maxLeadMs must be an integer in [0, 5000), got ${maxLeadMs}`, { path: 'nonce.maxLeadMs' });
   }
-  return { clock: opts.clock ?? new SystemClock(), maxLeadMs, maxWaitMs, sleep: opts.sleep ?? defaultSleep };
+  if (!Number.isSafeInteger(maxClockOffsetMs) || maxClockOffsetMs < 0) {
+    throw new ConfigError(`nonce maxClockOffsetMs must be a non-negative integer, got ${maxClockOffsetMs}`, { path: 'nonce.maxClockOffsetMs' });
+  }
+  return { clock: opts.clock ?? new SystemClock(), maxLeadMs, maxWaitMs, maxClockOffsetMs, sleep: opts.sleep ?? defaultSleep };
+}
+
+/**
+ * A measured offset as a nonce source takes it: finite and within +-maxClockOffsetMs, rounded. A
+ * larger one is refused: following it would store nonces far from the local clock (a server clock
+ * 30 years ahead poisoned the shared nonce for a day). syncClockOffset never hands one over.
+ */
+export function checkedOffset(offsetMs: number, maxClockOffsetMs: number): number {
+  if (!Number.isFinite(offsetMs)) throw new ConfigError(`clock offset must be finite, got ${offsetMs}`, { path: 'clockOffsetMs' });
+  if (Math.abs(offsetMs) > maxClockOffsetMs) {
+    throw new ConfigError(`clock offset ${Math.round(offsetMs)} ms is beyond +-${maxClockOffsetMs} ms: nonces keep the local clock`, { path: 'clockOffsetMs' });
+  }
+  return Math.round(offsetMs);
 }
 
 /**
@@ -60,6 +90,8 @@ export class RedisNonceSource implements NonceSource {
   private offsetMs = 0;
   /** Times a call had to wait for the clock (for metrics). */
   throttled = 0;
+  /** Times a poisoned nonce (above the ceiling) was replaced while allocating. */
+  repaired = 0;
 
   constructor(opts: RedisNonceSourceOptions) {
     this.scripts = storeScripts(opts.redis);
@@ -69,8 +101,7 @@ export class RedisNonceSource implements NonceSource {
   }
 
   setClockOffsetMs(offsetMs: number): void {
-    if (!Number.isFinite(offsetMs)) throw new ConfigError(`clock offset must be finite, got ${offsetMs}`, { path: 'clockOffsetMs' });
-    this.offsetMs = Math.round(offsetMs);
+    this.offsetMs = checkedOffset(offsetMs, this.settings.maxClockOffsetMs);
   }
 
   async nextNonce(apiKey: string): Promise<number> {
@@ -78,10 +109,16 @@ export class RedisNonceSource implements NonceSource {
     const { clock, maxLeadMs, maxWaitMs, sleep } = this.settings;
     let waited = 0;
     for (;;) {
-      const now = clock.nowMs() + this.offsetMs;
-      const reply = await withStore('reserveNonce', () => this.scripts.reserveNonce(key, now, maxLeadMs, this.ttlMs));
+      const local = clock.nowMs();
+      const now = local + this.offsetMs;
+      const ceiling = this.ceiling(local);
+      const reply = await withStore('reserveNonce', () => this.scripts.reserveNonce(key, now, maxLeadMs, this.ttlMs, ceiling));
       const code = replyCode(reply);
       if (code === 1) return Number(reply[1]);
+      if (code === 2) {
+        this.repaired++;
+        return Number(reply[1]);
+      }
       const waitMs = Number(reply[1]);
       if (code !== LuaErrorCode.NonceAhead || waited + waitMs > maxWaitMs) {
         throw errorForLuaCode(code, { waitedMs: waited, waitMs, maxLeadMs });
@@ -90,6 +127,21 @@ export class RedisNonceSource implements NonceSource {
       await sleep(waitMs);
       waited += waitMs;
     }
+  }
+
+  /**
+   * The start-up check: a stored nonce above the ceiling (poisoned by a far-future clock) is replaced
+   * by now. Returns the poisoned value when it repaired one; the caller logs it.
+   */
+  async repairPoisoned(apiKey: string): Promise<{ readonly repaired: boolean; readonly last: number }> {
+    const local = this.settings.clock.nowMs();
+    const reply = await withStore('repairNonce', () => this.scripts.repairNonce(this.keyFor(apiKey), local + this.offsetMs, this.ceiling(local), this.ttlMs));
+    return { repaired: replyCode(reply) === 1, last: Number(reply[1]) };
+  }
+
+  /** No nonce is stored above this: the local clock plus the largest offset followed plus the lead. */
+  private ceiling(localMs: number): number {
+    return localMs + this.settings.maxClockOffsetMs + this.settings.maxLeadMs;
   }
 
   private keyFor(apiKey: string): string {

@@ -68,6 +68,7 @@ export function findScriptsDir(start: string = __dirname): string {
 
 const SCRIPT_FILES = {
   tbReserveNonce: { file: 'reserve-nonce.lua', keys: 1 },
+  tbRepairNonce: { file: 'repair-nonce.lua', keys: 1 },
   tbTakeTokens: { file: 'take-tokens.lua', keys: 1 },
   tbRecordOrder: { file: 'record-order.lua', keys: 7 },
   tbTransitionOrder: { file: 'transition-order.lua', keys: 5 },
@@ -103,11 +104,12 @@ type Arg = string | number;
 
 /** Typed calls of every store script on one connection. Arguments are in the .lua headers' order. */
 export interface StoreScripts {
-  reserveNonce(key: string, nowMs: number, maxLeadMs: number, ttlMs: number): Promise<ScriptReply>;
+  reserveNonce(key: string, nowMs: number, maxLeadMs: number, ttlMs: number, ceilingMs: number): Promise<ScriptReply>;
+  repairNonce(key: string, nowMs: number, ceilingMs: number, ttlMs: number): Promise<ScriptReply>;
   takeTokens(key: string, capacity: number, ratePerMs: number, want: number, ttlMs: number): Promise<ScriptReply>;
   recordOrder(keys: readonly [string, string, string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
   transitionOrder(keys: readonly [string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
-  acquireLease(leaseKey: string, fenceKey: string, owner: string, ttlMs: number): Promise<ScriptReply>;
+  acquireLease(leaseKey: string, fenceKey: string, owner: string, ttlMs: number, deadOwner: string): Promise<ScriptReply>;
   renewLease(leaseKey: string, owner: string, token: string, ttlMs: number): Promise<ScriptReply>;
   releaseLease(leaseKey: string, owner: string, token: string): Promise<ScriptReply>;
 }
@@ -125,12 +127,13 @@ export function storeScripts(redis: Redis): StoreScripts {
   }
   const r = redis as unknown as Dynamic;
   const scripts: StoreScripts = {
-    reserveNonce: (key, nowMs, maxLeadMs, ttlMs) => r.tbReserveNonce(key, Math.trunc(nowMs), maxLeadMs, ttlMs),
+    reserveNonce: (key, nowMs, maxLeadMs, ttlMs, ceilingMs) => r.tbReserveNonce(key, Math.trunc(nowMs), maxLeadMs, ttlMs, Math.trunc(ceilingMs)),
+    repairNonce: (key, nowMs, ceilingMs, ttlMs) => r.tbRepairNonce(key, Math.trunc(nowMs), Math.trunc(ceilingMs), ttlMs),
     // %.17g keeps the float rate exact through the string conversion
     takeTokens: (key, capacity, ratePerMs, want, ttlMs) => r.tbTakeTokens(key, capacity, ratePerMs.toPrecision(17), want, ttlMs),
     recordOrder: (keys, args) => r.tbRecordOrder(...keys, ...args),
     transitionOrder: (keys, args) => r.tbTransitionOrder(...keys, ...args),
-    acquireLease: (leaseKey, fenceKey, owner, ttlMs) => r.tbAcquireLease(leaseKey, fenceKey, owner, ttlMs),
+    acquireLease: (leaseKey, fenceKey, owner, ttlMs, deadOwner) => r.tbAcquireLease(leaseKey, fenceKey, owner, ttlMs, deadOwner),
     renewLease: (leaseKey, owner, token, ttlMs) => r.tbRenewLease(leaseKey, owner, token, ttlMs),
     releaseLease: (leaseKey, owner, token) => r.tbReleaseLease(leaseKey, owner, token),
   };

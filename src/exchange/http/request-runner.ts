@@ -56,7 +56,8 @@ export interface RunnerOptions {
  * Promise. Sources shared through Redis cannot offer it and keep the asynchronous nextNonce.
  */
 interface SyncNonceSource {
-  nextNonceSync(apiKey: string): number;
+  /** undefined: the source must wait for the clock first (use nextNonce). */
+  nextNonceSync(apiKey: string): number | undefined;
 }
 
 /** A prepared request: what goes on the wire, minus the host. */
@@ -167,9 +168,8 @@ export class RequestRunner {
       }
       // A nonce source that can answer at once saves the asynchronous hop on every signed request.
       const source = this.o.nonceSource as NonceSource & Partial<SyncNonceSource>;
-      if (source.nextNonceSync !== undefined) {
-        return Promise.resolve(this.sign(path, credentials, source.nextNonceSync(credentials.apiKey), wire));
-      }
+      const now = source.nextNonceSync?.(credentials.apiKey);
+      if (now !== undefined) return Promise.resolve(this.sign(path, credentials, now, wire));
       return source.nextNonce(credentials.apiKey).then((nonce) => this.sign(path, credentials, nonce, wire));
     } catch (err) {
       return Promise.reject(err); // same contract as before: failures arrive as a rejection

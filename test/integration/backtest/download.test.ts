@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { loadCsvRows, type CsvCandleRow } from '../../../src/market-data/csv-candles';
 import { downloadCandles } from '../../../src/backtest/download/download-candles';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   sim = await startSimulatedExchange({ markets: [{ name: 'BTC_USDT', rows }], speed: 0, start: rows.at(-1)!.time + 3600 });
   const clock = new SystemClock();
   client = new HttpExchangeClient({
-    baseUrl: sim.url, primaryRegion: 'global', nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }),
+    baseUrl: sim.url, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }),
     clock, timeoutMs: 5000, onRequest: () => { requests++; },
   });
   dir = mkdtempSync(join(tmpdir(), 'tb-download-'));

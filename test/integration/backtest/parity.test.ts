@@ -1,7 +1,7 @@
 import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { loadCsvRows, rowToCandle } from '../../../src/market-data/csv-candles';
 import { startSimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
@@ -86,7 +86,7 @@ test.each([
     const clock = new SystemClock();
     const client = new HttpExchangeClient({
       baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'paper', apiSecret: 'paper-secret' },
-      nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 5000,
+      nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 5000,
     });
     const paper = await paperRun({ sim, client, strategies: paperProbe.strategies, market: 'BTC_USDT', interval: '5m', minutes: rows.map((r) => r.time) });
 

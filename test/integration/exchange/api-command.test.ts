@@ -19,7 +19,8 @@ let server: LoopbackServer;
 beforeAll(async () => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "npm run build" first`);
   server = await startServer((req) => {
-    if (req.method === 'GET') return { body: fixture('http_get_time') };
+    // The clock measurement before a signed call gets the real time (a 2021 fixture is 5 years off: refused, warned).
+    if (req.method === 'GET') return { body: req.url === '/api/v4/public/time' ? { time: Math.floor(Date.now() / 1000) } : fixture('http_get_time') };
     const ok = verifySignature(String(req.headers['x-txc-payload']), String(req.headers['x-txc-signature']), SECRET);
     if (!ok) return { status: 401, body: { code: 10, message: 'Unauthorized request.', errors: {} } };
     const body = JSON.parse(req.body) as Record<string, unknown>;
@@ -46,6 +47,21 @@ describe('tradebot api', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ time: 1631451591 });
     expect(server.requests.at(-1)!.url).toBe('/api/v4/public/time?a=1&b=x+y');
+  });
+
+  test('a server clock years off is not followed for the nonce: a warning on stderr, the call goes on', async () => {
+    const skewed = await startServer((req) => (req.method === 'GET'
+      ? { body: fixture('http_get_time') }
+      : { body: fixture('http_post_trade_account_balance') }));
+    try {
+      const r = await runCli(['api', 'POST', '/api/v4/trade-account/balance', '--base-url', skewed.url]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/^warning: server clock -\d+ s off the local clock \(limit 60 s\): not followed, the nonce uses the local clock\n$/);
+      const nonce = Number((JSON.parse(skewed.requests.at(-1)!.body) as { nonce: string }).nonce);
+      expect(Math.abs(nonce - Date.now())).toBeLessThan(60_000);
+    } finally {
+      await skewed.close();
+    }
   });
 
   test('a venue error prints the typed error to stderr, exits non-zero, and never the secret or signature', async () => {

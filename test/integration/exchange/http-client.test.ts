@@ -7,7 +7,7 @@ import {
 } from '../../../src/domain/errors';
 import { HttpExchangeClient, type HttpExchangeClientOptions, type RequestEvent } from '../../../src/exchange/http/client';
 import { verifySignature } from '../../../src/exchange/http/sign';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { LIMITS } from '../../../src/limiter/limits';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { closedPortUrl, startServer, type LoopbackServer, type Reply, type SeenRequest } from './loopback-server';
@@ -38,7 +38,7 @@ function client(baseUrl: string, extra: Partial<HttpExchangeClientOptions> = {})
     baseUrl,
     primaryRegion: 'global',
     credentials: { apiKey: 'key-1', apiSecret: SECRET },
-    nonceSource: new InMemoryNonceSource(clock),
+    nonceSource: new InMemoryNonceSource({ clock }),
     limiter: new InMemoryRateLimiter({ clock }),
     clock,
     timeoutMs: 2000,

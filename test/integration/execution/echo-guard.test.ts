@@ -1,7 +1,7 @@
 import { SystemClock } from '../../../src/core/clock';
 import { ClientOrderIdIgnoredError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import type { DialectName } from '../../../src/exchange/wire/dialect';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
@@ -23,7 +23,7 @@ function client(url: string, dialect: DialectName): HttpExchangeClient {
   const clock = new SystemClock();
   return new HttpExchangeClient({
     baseUrl: url, primaryRegion: 'global', credentials: { apiKey: API_KEY, apiSecret: API_SECRET }, dialect,
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
   });
 }
 

@@ -7,7 +7,7 @@ import { LeaseKeeper } from '../../../src/execution/lease-keeper';
 import { ALLOW_ALL } from '../../../src/execution/risk-port';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import type { NonceSource } from '../../../src/exchange/nonce-source';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { RateLimiter } from '../../../src/limiter/rate-limiter';
 import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
@@ -45,7 +45,7 @@ export function httpClient(url: string, opts: { nonceSource?: NonceSource; limit
   const clock = opts.clock ?? new SystemClock();
   return new HttpExchangeClient({
     baseUrl: url, primaryRegion: 'global', credentials: { apiKey: API_KEY, apiSecret: API_SECRET },
-    nonceSource: opts.nonceSource ?? new InMemoryNonceSource(clock), limiter: opts.limiter ?? new InMemoryRateLimiter({ clock }),
+    nonceSource: opts.nonceSource ?? new InMemoryNonceSource({ clock }), limiter: opts.limiter ?? new InMemoryRateLimiter({ clock }),
     clock, timeoutMs: opts.timeoutMs ?? 2000,
   });
 }

@@ -1,7 +1,7 @@
 import { MarketClockJobScheduler } from '../../../src/app/scheduler';
 import { SystemClock } from '../../../src/core/clock';
 import type { Candle } from '../../../src/domain/candle';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { CandlePoller, type CandleGap, type CandlePollerEvent, type ClosedCandle } from '../../../src/market-data/candle-poller';
@@ -32,7 +32,7 @@ beforeAll(async () => {
 function httpClient(sim: SimulatedExchange): HttpExchangeClient {
   const wall = new SystemClock();
   return new HttpExchangeClient({
-    baseUrl: sim.url, primaryRegion: 'global', nonceSource: new InMemoryNonceSource(wall),
+    baseUrl: sim.url, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock: wall }),
     limiter: new InMemoryRateLimiter(), clock: wall, timeoutMs: 5000,
   });
 }

@@ -5,7 +5,7 @@ import {
   OrderNotFoundError, RequestTimeoutError, TradebotError,
 } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
@@ -32,7 +32,7 @@ beforeEach(async () => {
   const clock = new SystemClock();
   client = new HttpExchangeClient({
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' },
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
   });
 });
 
@@ -135,7 +135,7 @@ test('the client classifies the simulator failures: bad secret, 5xx, lost answer
   const clock = new SystemClock();
   const wrong = new HttpExchangeClient({
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'not-it' },
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
   });
   await expect(wrong.fetchTradingBalances()).rejects.toBeInstanceOf(AuthenticationError);
 
@@ -151,7 +151,7 @@ test('the client classifies the simulator failures: bad secret, 5xx, lost answer
 
   const impatient = new HttpExchangeClient({
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' },
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 200,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 200,
   });
   sim.faults.configure({ timeoutHoldMs: 1000 });
   sim.faults.enqueue('timeout', { endpoint: 'cancelOrder' });
@@ -173,7 +173,7 @@ describe('the spec dialect end to end, and a dialect mismatch failing in paper m
     const clock = new SystemClock();
     return new HttpExchangeClient({
       baseUrl: specSim.url, primaryRegion: 'global', credentials: { apiKey: 'key-1', apiSecret: 'secret-1' }, dialect,
-      nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+      nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
     });
   };
 

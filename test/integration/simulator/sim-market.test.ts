@@ -2,7 +2,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { ExchangeRejectedError, RequestValidationError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { ROWS, T0 } from '../execution/harness';
@@ -28,7 +28,7 @@ describe.each(['venue', 'spec'] as const)('%s dialect', (dialect) => {
     const clock = new SystemClock();
     client = new HttpExchangeClient({
       baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: 'k', apiSecret: 's' }, dialect,
-      nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
+      nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 2000,
     });
   });
   afterEach(async () => {

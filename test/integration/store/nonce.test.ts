@@ -97,4 +97,47 @@ describe('nonce allocation in Redis', () => {
     redis.disconnect();
     await expect(source.nextNonce('k1')).rejects.toBeInstanceOf(StoreUnavailableError);
   });
+
+  test('a poisoned nonce (30 years ahead) is found and repaired at start-up; a sane one is left alone', async () => {
+    const redis = await ctx.client();
+    const prefix = ctx.prefix();
+    const clock = new ManualClock(1_700_000_000_000);
+    const key = StoreKeys.forApiKey('k1', prefix).nonce();
+    const poisoned = 2_650_000_000_000; // the year 2053
+    await redis.set(key, String(poisoned), 'PX', 86_400_000);
+    const source = new RedisNonceSource({ redis, prefix, clock });
+    expect(await source.repairPoisoned('k1')).toEqual({ repaired: true, last: poisoned });
+    expect(Number(await redis.get(key))).toBe(1_700_000_000_000);
+    expect(await redis.pttl(key)).toBeGreaterThan(0);
+    expect(await source.nextNonce('k1')).toBe(1_700_000_000_001);
+    // Up to the largest offset followed plus the lead is sane (another process 60 s ahead): kept.
+    await redis.set(key, String(1_700_000_064_000), 'PX', 86_400_000);
+    expect(await source.repairPoisoned('k1')).toEqual({ repaired: false, last: 1_700_000_064_000 });
+    expect(Number(await redis.get(key))).toBe(1_700_000_064_000);
+    expect(await source.repairPoisoned('absent')).toEqual({ repaired: false, last: 0 });
+  });
+
+  test('allocation never stores a nonce beyond the ceiling: a poisoned last met while running is replaced, not followed', async () => {
+    const redis = await ctx.client();
+    const prefix = ctx.prefix();
+    const clock = new ManualClock(1_700_000_000_000);
+    const key = StoreKeys.forApiKey('k1', prefix).nonce();
+    await redis.set(key, String(2_650_000_000_000));
+    const source = new RedisNonceSource({ redis, prefix, clock, maxWaitMs: 0 });
+    expect(await source.nextNonce('k1')).toBe(1_700_000_000_000);
+    expect(source.repaired).toBe(1);
+    expect(await source.nextNonce('k1')).toBe(1_700_000_000_001);
+    expect(Number(await redis.get(key))).toBe(1_700_000_000_001);
+  });
+
+  test('a far-future or far-past measured offset is refused by the source; the stored nonce stays near the local clock', async () => {
+    const redis = await ctx.client();
+    const prefix = ctx.prefix();
+    const clock = new ManualClock(1_700_000_000_000);
+    const source = new RedisNonceSource({ redis, prefix, clock });
+    expect(() => source.setClockOffsetMs(30 * 365 * 86_400_000)).toThrow(/beyond \+-60000 ms/);
+    expect(() => source.setClockOffsetMs(-30 * 365 * 86_400_000)).toThrow(/beyond/);
+    expect(await source.nextNonce('k1')).toBe(1_700_000_000_000);
+    expect(Number(await redis.get(StoreKeys.forApiKey('k1', prefix).nonce()))).toBe(1_700_000_000_000);
+  });
 });

