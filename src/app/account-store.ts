@@ -14,11 +14,13 @@ export interface AccountStore {
 }
 
 /**
- * The store account a daemon with this config uses: derived from TRADEBOT_API_KEY in live mode, from
- * the fixed paper key in paper mode (the same derivation as build-app.ts), under redis.keyPrefix.
+ * The store account a daemon with this config uses: derived from TRADEBOT_API_KEY in live mode and
+ * against a running simulator (paper.exchangeUrl), from the fixed paper key with the embedded one
+ * (the same derivation as build-app.ts), under redis.keyPrefix.
  */
 export function accountKeys(config: FrozenConfig, env: NodeJS.ProcessEnv): StoreKeys {
-  const apiKey = config.mode === 'live' ? loadCredentials(env, { required: true })!.apiKey : PAPER_API_KEY;
+  const ownKey = config.mode === 'live' || config.paper?.exchangeUrl !== undefined;
+  const apiKey = ownKey ? loadCredentials(env, { required: true })!.apiKey : PAPER_API_KEY;
   return StoreKeys.forApiKey(apiKey, config.redis.keyPrefix);
 }
 

@@ -13,6 +13,7 @@ import { createMetrics, recordStore, setReadinessSource, type Metrics } from '..
 import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
 import { StoreKeys } from '../store/keys';
 import { checkRedisHealth } from '../store/redis';
+import { RemoteSimClock } from '../simulator/remote-sim-clock';
 import type { CandleFlow } from './candle-flow';
 import { createExchangeClient } from './exchange-wiring';
 import { ExchangeProbe } from './exchange-probe';
@@ -101,7 +102,8 @@ export class TradebotApp {
 
     // 2. credentials and state: Redis when configured (required live), else the in-process store
     let credentials: { apiKey: string; apiSecret: string } | undefined;
-    if (c.mode === 'live') {
+    const remoteSim = c.mode === 'paper' ? c.paper?.exchangeUrl : undefined;
+    if (c.mode === 'live' || remoteSim !== undefined) {
       const creds = loadCredentials(this.input.env, { required: true })!;
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
@@ -117,14 +119,21 @@ export class TradebotApp {
 
     // 3. the exchange: embedded simulator in paper mode
     let baseUrl = c.exchange.baseUrl;
-    if (c.mode === 'paper') {
+    if (remoteSim !== undefined) {
+      // A running sim-exchange: it keeps orders and balances across our restarts; its clock is read from it.
+      const clock = await RemoteSimClock.connect(remoteSim, this.wallClock);
+      this.closers.push({ name: 'simulator clock', close: async () => clock.stop() });
+      baseUrl = remoteSim;
+      this.marketClock = new ScaledMarketClock(clock);
+      log.info({ url: baseUrl, speed: clock.speed, marketTime: new Date(clock.nowMs()).toISOString() }, 'paper mode: running simulated exchange (market clock read from it)');
+    } else if (c.mode === 'paper') {
       this.paper = await startPaperExchange(c, this.input.baseDir);
       const paper = this.paper;
       this.closers.push({ name: 'paper exchange', close: () => paper.sim.close() });
       credentials = paper.credentials;
       baseUrl = paper.sim.url;
       this.marketClock = new ScaledMarketClock(paper.sim.clock);
-      log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
+      log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
     // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.
     let onNonceRefused: () => Promise<void> = async () => undefined;

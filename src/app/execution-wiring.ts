@@ -5,6 +5,7 @@ import type { FrozenConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
+import { isDeadLocalOwner } from './dead-owner';
 import { buildExecution as buildExecutionCore, type Execution as BuiltExecution } from '../execution/build-execution';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
 import { LeaseKeeper } from '../execution/lease-keeper';
@@ -44,7 +45,7 @@ export interface ExecutionInput {
 export function buildExecution(i: ExecutionInput): Execution {
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leases = new LeaseKeeper({
-    store: i.leaseStore, owner,
+    store: i.leaseStore, owner, ttlMs: i.config.leases.ttlSeconds * 1000, isDeadOwner: (holder) => isDeadLocalOwner(holder),
     onChange: (scope, held) => i.metrics.leaseOwned.set({ account: i.account, strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
   });
   const built = buildExecutionCore({

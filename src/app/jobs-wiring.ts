@@ -45,7 +45,9 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   market.add({ name: 'balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await balances.poll(); } });
   market.add({ name: 'collateral-balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await collateral.poll(); } });
   wall.add({ name: 'reconcile', schedule: { kind: 'every', everyMs: c.reconcile.intervalSeconds * 1000 }, run: async () => { await exec.reconciler.runOnce(); await book.refresh(); } });
-  wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: 3000 }, run: () => exec.leases.tick() });
+  // Renewed about every third of the TTL (3 s with the default 10 s), in whole seconds dividing a
+  // minute (the wall scheduler is cron), so two missed renewals still keep it.
+  wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: renewalPeriodMs(exec.leases.ttlMs) }, run: () => exec.leases.tick() });
   wall.add({ name: 'trading-state', schedule: { kind: 'every', everyMs: 1000 }, run: () => tradingControl.sync() });
   const redis = i.redis;
   if (redis !== undefined) {
@@ -127,4 +129,11 @@ function observed(scheduler: JobScheduler, m: Metrics, speed: number, wallClock:
     m.pollLastSuccess.set({ task: job.name }, wallClock.nowMs() / 1000);
   };
   return scheduler;
+}
+
+/** The largest whole-second divisor of a minute not above a third of the lease TTL (at least 1 s). */
+export function renewalPeriodMs(ttlMs: number): number {
+  const third = Math.floor(ttlMs / 3000);
+  const seconds = [60, 30, 20, 15, 12, 10, 6, 5, 4, 3, 2, 1].find((d) => d <= third) ?? 1;
+  return seconds * 1000;
 }

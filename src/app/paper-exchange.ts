@@ -36,7 +36,7 @@ export interface PaperExchange {
  */
 export async function startPaperExchange(config: FrozenConfig, baseDir: string): Promise<PaperExchange> {
   const paper = config.paper;
-  if (paper === undefined) throw new ConfigError('paper: paper mode needs a "paper" section', { path: 'paper' });
+  if (paper?.markets === undefined || paper.balances === undefined) throw new ConfigError('paper: the embedded simulator needs paper.markets and paper.balances', { path: 'paper' });
   const markets: { name: string; rows: readonly CsvCandleRow[] }[] = [];
   for (const [i, m] of paper.markets.entries()) {
     const file = path.resolve(baseDir, m.data);

@@ -52,7 +52,9 @@ export function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: strin
 function summary(file: string, c: FrozenConfig, strategies: ReturnType<typeof loadConfiguredStrategies>['strategies']): string {
   const lines = [`OK ${file}`, `  mode: ${c.mode}`];
   if (c.mode === 'paper' && c.paper) {
-    lines.push(`  paper: speed ${c.paper.speed}, markets ${c.paper.markets.map((m) => `${m.market} (${m.data})`).join(', ')}`);
+    lines.push(c.paper.exchangeUrl !== undefined
+      ? `  paper: running simulated exchange ${c.paper.exchangeUrl} (its own markets, balances and clock)`
+      : `  paper: speed ${c.paper.speed}, markets ${(c.paper.markets ?? []).map((m) => `${m.market} (${m.data})`).join(', ')}`);
   } else {
     lines.push(`  exchange: ${c.exchange.baseUrl}${c.exchange.euBaseUrl ? ` (+ ${c.exchange.euBaseUrl})` : ''}, primary ${c.exchange.primaryRegion}`);
   }

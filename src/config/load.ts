@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { baseUrlProblem } from './base-url';
 import { configSchema, type Config } from './schema';
+import { paperSourceError } from './paper-source';
 import { orderRegionError } from './region-check';
 
 /** Keys that would put a secret into a config file. Secrets come only from the environment or files. */
@@ -85,6 +86,8 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
       path: 'paper',
     });
   }
+  const paperError = config.mode === 'paper' ? paperSourceError(config.paper, file) : undefined;
+  if (paperError !== undefined) throw paperError;
   return deepFreeze(config) as FrozenConfig;
 }
 

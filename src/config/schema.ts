@@ -85,8 +85,15 @@ export const configSchema = z.strictObject({
       /** Unix seconds where the market clock starts; default: the first candle + the warm-up. */
       start: z.number().int().nonnegative().optional(),
       seed: z.number().int().default(1),
-      markets: z.array(z.strictObject({ market, data: z.string().min(1) })).min(1),
-      balances: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalString),
+      /**
+       * A running `tradebot sim-exchange` to trade against instead of the embedded one (credentials
+       * from TRADEBOT_API_KEY / TRADEBOT_API_SECRET): it keeps its orders and balances while the
+       * daemon restarts, and its market clock is read from it (GET /_sim/clock).
+       */
+      exchangeUrl: z.url().optional(),
+      /** The embedded simulator's markets and starting balances (required unless exchangeUrl). */
+      markets: z.array(z.strictObject({ market, data: z.string().min(1) })).min(1).optional(),
+      balances: z.record(z.string().regex(/^[A-Z0-9]+$/), decimalString).optional(),
       /**
        * Starting balances of the collateral account, where OCOs hold their margin. Empty when omitted,
        * as on the venue until a transfer funds it: never a copy of `balances`.
@@ -138,6 +145,16 @@ export const configSchema = z.strictObject({
     .refine((k) => k.refreshSeconds * 2 <= k.timeoutSeconds, {
       message: 'refreshSeconds must be at most half of timeoutSeconds, so one missed refresh does not cancel orders',
       path: ['refreshSeconds'],
+    })
+    .prefault({}),
+  leases: z
+    .strictObject({
+      /**
+       * How long a (strategy, market) lease lives without renewal (renewed about every third of it).
+       * A replica that died on another host frees its scopes after this; one that died on this host
+       * (a crash, then a restart) is taken over at once.
+       */
+      ttlSeconds: positiveInt.min(3).max(300).default(10),
     })
     .prefault({}),
   reconcile: z

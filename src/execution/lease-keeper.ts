@@ -14,6 +14,8 @@ export interface LeaseKeeperOptions {
   /** Lease TTL (default 10 s). Renewed every ttl/3. A dead replica's scopes free up after one TTL. */
   readonly ttlMs?: number;
   readonly onChange?: (scope: { strategy: string; market: MarketName }, held: boolean) => void;
+  /** True for a holder known to be dead (src/app/dead-owner.ts): its lease is taken over at once. */
+  readonly isDeadOwner?: (owner: string) => boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export class LeaseKeeper implements LeaseProvider {
         if (lease) {
           this.held.set(id, await this.options.store.renew(lease, this.ttlMs));
         } else {
-          const got = await this.options.store.acquire(scope.strategy, scope.market, this.options.owner, this.ttlMs);
+          const got = await this.acquire(scope.strategy, scope.market);
           if (got) {
             this.held.set(id, got);
             this.options.onChange?.(scope, true);
@@ -67,6 +69,20 @@ export class LeaseKeeper implements LeaseProvider {
         }
       }
     }
+  }
+
+  /**
+   * Acquires, or takes over a lease whose holder is known to be dead (`isDeadOwner`: a crashed
+   * process on this host, e.g. this daemon before a SIGKILL and restart), so a restart trades again
+   * at once instead of after one TTL. A holder that may be alive is always waited for.
+   */
+  private async acquire(strategy: string, market: MarketName): Promise<Lease | undefined> {
+    const { store, owner, isDeadOwner } = this.options;
+    const got = await store.acquire(strategy, market, owner, this.ttlMs);
+    if (got !== undefined || isDeadOwner === undefined) return got;
+    const holder = await store.holder(strategy, market);
+    if (holder === undefined || !isDeadOwner(holder.owner)) return undefined;
+    return store.acquire(strategy, market, owner, this.ttlMs, holder.owner);
   }
 
   /** Gives every lease up (shutdown), so another replica takes over without waiting for the TTL. */

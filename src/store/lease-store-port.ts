@@ -28,8 +28,11 @@ export interface LeaseHolder {
 }
 
 export interface LeaseStore {
-  /** The lease, or undefined when another owner holds it (retry after its TTL). */
-  acquire(strategy: string, market: MarketName, owner: string, ttlMs: number): Promise<Lease | undefined>;
+  /**
+   * The lease, or undefined when another owner holds it (retry after its TTL). `deadOwner`: an owner
+   * the caller knows is dead (a crashed process on its own host); its lease is taken over at once.
+   */
+  acquire(strategy: string, market: MarketName, owner: string, ttlMs: number, deadOwner?: string): Promise<Lease | undefined>;
   /** Extends the TTL; throws LeaseLostError when the lease expired or changed hands. */
   renew(lease: Lease, ttlMs?: number): Promise<Lease>;
   /** Gives the lease up if still held; false when it was already gone. */

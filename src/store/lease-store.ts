@@ -23,10 +23,10 @@ export class RedisLeaseStore implements LeaseStore {
     this.scripts = storeScripts(redis);
   }
 
-  async acquire(strategy: string, market: MarketName, owner: string, ttlMs: number): Promise<Lease | undefined> {
+  async acquire(strategy: string, market: MarketName, owner: string, ttlMs: number, deadOwner?: string): Promise<Lease | undefined> {
     checkLease(owner, ttlMs);
     const reply = await withStore('acquireLease', () =>
-      this.scripts.acquireLease(this.keys.lease(strategy, market), this.keys.fence(strategy, market), owner, ttlMs),
+      this.scripts.acquireLease(this.keys.lease(strategy, market), this.keys.fence(strategy, market), owner, ttlMs, deadOwner ?? ''),
     );
     const code = replyCode(reply);
     if (code === LuaErrorCode.LeaseHeld) return undefined;

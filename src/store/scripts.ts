@@ -109,7 +109,7 @@ export interface StoreScripts {
   takeTokens(key: string, capacity: number, ratePerMs: number, want: number, ttlMs: number): Promise<ScriptReply>;
   recordOrder(keys: readonly [string, string, string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
   transitionOrder(keys: readonly [string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
-  acquireLease(leaseKey: string, fenceKey: string, owner: string, ttlMs: number): Promise<ScriptReply>;
+  acquireLease(leaseKey: string, fenceKey: string, owner: string, ttlMs: number, deadOwner: string): Promise<ScriptReply>;
   renewLease(leaseKey: string, owner: string, token: string, ttlMs: number): Promise<ScriptReply>;
   releaseLease(leaseKey: string, owner: string, token: string): Promise<ScriptReply>;
 }
@@ -133,7 +133,7 @@ export function storeScripts(redis: Redis): StoreScripts {
     takeTokens: (key, capacity, ratePerMs, want, ttlMs) => r.tbTakeTokens(key, capacity, ratePerMs.toPrecision(17), want, ttlMs),
     recordOrder: (keys, args) => r.tbRecordOrder(...keys, ...args),
     transitionOrder: (keys, args) => r.tbTransitionOrder(...keys, ...args),
-    acquireLease: (leaseKey, fenceKey, owner, ttlMs) => r.tbAcquireLease(leaseKey, fenceKey, owner, ttlMs),
+    acquireLease: (leaseKey, fenceKey, owner, ttlMs, deadOwner) => r.tbAcquireLease(leaseKey, fenceKey, owner, ttlMs, deadOwner),
     renewLease: (leaseKey, owner, token, ttlMs) => r.tbRenewLease(leaseKey, owner, token, ttlMs),
     releaseLease: (leaseKey, owner, token) => r.tbReleaseLease(leaseKey, owner, token),
   };

@@ -17,6 +17,7 @@ import { PRIVATE_HANDLERS, PrivateAnswer } from './private-handlers';
 import { PUBLIC_HANDLERS, v1Envelope, type PublicAnswer, type PublicEndpointId } from './public-handlers';
 import { RateGate } from './rate-gate';
 import { regionRefusal, type SimRegion } from './region';
+import { SIM_CLOCK_PATH, simClockAnswer } from './sim-clock-endpoint';
 
 export interface SimHttpServerDeps {
   readonly engine: SimEngine;
@@ -108,6 +109,7 @@ export class SimHttpServer {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    if (path === SIM_CLOCK_PATH && req.method === 'GET') return this.send(res, 200, simClockAnswer(this.deps.marketClock, this.deps.wallClock));
     const route = this.routes.get(`${req.method ?? 'GET'} ${path}`);
     const raw = req.method === 'POST' ? await readBody(req) : '';
     if (route === undefined || raw === undefined) {

@@ -23,13 +23,13 @@ export class InMemoryLeaseStore implements LeaseStore {
 
   constructor(private readonly clock: Clock = new SystemClock()) {}
 
-  async acquire(strategy: string, market: MarketName, owner: string, ttlMs: number): Promise<Lease | undefined> {
+  async acquire(strategy: string, market: MarketName, owner: string, ttlMs: number, deadOwner?: string): Promise<Lease | undefined> {
     checkLease(owner, ttlMs);
     const id = StoreKeys.scopeId(strategy, market);
     const now = this.clock.nowMs();
     const current = this.live(id, now);
-    if (current && current.owner !== owner) return undefined;
-    if (current) {
+    if (current && current.owner !== owner && current.owner !== deadOwner) return undefined;
+    if (current && current.owner === owner) {
       current.expiresAtMs = now + ttlMs;
       return { strategy, market, owner, token: current.token, ttlMs };
     }

@@ -8,6 +8,8 @@
   KEYS[2]  fencing counter key (STRING, no TTL)
   ARGV[1]  owner id (unique per process instance)
   ARGV[2]  ttl_ms
+  ARGV[3]  (optional) an owner the caller KNOWS is dead (a crashed process on its own host): its
+           lease is taken over at once, with a new token, instead of after its TTL
 
   Returns  {1, token, ttl_ms}                 acquired (or re-acquired by the same owner)
            {-3, holder_token, pttl, holder}   LEASE_HELD by another owner; nothing changed
@@ -15,11 +17,13 @@
 local holder = redis.call('HGET', KEYS[1], 'owner')
 if holder then
   local token = redis.call('HGET', KEYS[1], 'token')
-  if holder ~= ARGV[1] then
+  if holder == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return {1, token, tonumber(ARGV[2])}
+  end
+  if holder ~= ARGV[3] then
     return {-3, token, redis.call('PTTL', KEYS[1]), holder}
   end
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, token, tonumber(ARGV[2])}
 end
 local token = redis.call('INCR', KEYS[2])
 -- `fence` is what the submit scripts compare: token AND owner, because a Redis restart without

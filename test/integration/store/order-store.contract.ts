@@ -187,6 +187,17 @@ export function orderStoreContract(adapterName: string, makeAdapter: () => Promi
       expect((await a.orders.transition(input.clientOrderId, 'send', {}, { lease })).status).toBe('submitted');
     });
 
+    test('a dead owner\'s lease is taken over at once when the caller names it; a live one only after its TTL', async () => {
+      // replica-a holds it (beforeEach). Naming someone else as dead changes nothing.
+      expect(await a.leases.acquire('sma-cross', 'BTC_USDT', 'replica-b', 60_000, 'replica-z')).toBeUndefined();
+      const taken = (await a.leases.acquire('sma-cross', 'BTC_USDT', 'replica-b', 60_000, 'replica-a')) as Lease;
+      expect(taken.owner).toBe('replica-b');
+      expect(taken.token).toBeGreaterThan(lease.token); // a new token: the dead owner's writes are fenced off
+      const input = newOrder();
+      await expect(a.orders.recordSubmit(input, lease)).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(a.leases.renew(lease)).rejects.toBeInstanceOf(LeaseLostError);
+    });
+
     test('lease handover: the old owner\'s token is refused once a new owner acquired', async () => {
       expect(await a.leases.acquire('sma-cross', 'BTC_USDT', 'replica-b', 60_000)).toBeUndefined();
       expect(await a.leases.holder('sma-cross', 'BTC_USDT')).toMatchObject({ owner: 'replica-a', token: lease.token });

@@ -1,0 +1,121 @@
+import * as path from 'node:path';
+import { mulberry32 } from '../../src/simulator/market/candle-source';
+import { startSimulatedExchange, type SimulatedExchange } from '../../src/simulator/start-simulated-exchange';
+import { StoreKeys } from '../../src/store/keys';
+import { RedisOrderStore } from '../../src/store/order-store';
+import { SystemClock } from '../../src/core/clock';
+import { DaemonProcess, requireBuild, ROOT, writeConfig, type LogLine } from '../integration/app/daemon-process';
+import { compareJournalWithSim } from '../integration/execution/invariants';
+import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-context';
+
+/**
+ * The whole daemon (`tradebot run`, paper mode, Redis) against a simulated venue that outlives it:
+ * a running simulator reached by URL (paper.exchangeUrl), which keeps its orders and balances and
+ * its own accelerated clock, read by the daemon through GET /_sim/clock. The daemon is SIGKILLed at
+ * 100 random points, with the simulator losing 20 % of the order answers (the order IS created, the
+ * answer never arrives), and restarted each time: 60 kills at random in its first 2 s (boot, Redis,
+ * reconciliation, settling pending intents, warm-up, and trading on a fast machine), 40 while it trades. Afterwards every client order id on the
+ * simulator appears exactly once, matches the journal (status, amounts, order id), and no journaled
+ * intent is left unsettled. Each restart takes its dead predecessor's leases over at once (same host,
+ * pid gone: src/app/dead-owner.ts), so it trades again without waiting for their TTL.
+ */
+jest.setTimeout(360_000);
+
+const API_KEY = 'daemon-crash-key';
+const API_SECRET = 'daemon-crash-secret';
+const KILLS = 100;
+const STARTUP_KILLS = 60;
+const CSV = path.join(ROOT, 'config/data/btc_usdt-1m-sample.csv');
+const FIRST_CANDLE = 1631917380;
+
+const ctx = new RedisTestContext();
+let sim: SimulatedExchange;
+let running: DaemonProcess | undefined;
+
+beforeAll(() => requireBuild());
+let cleanupPrefix: string | undefined;
+afterEach(async () => {
+  await running?.kill();
+  await sim?.close();
+  if (cleanupPrefix !== undefined) {
+    const redis = await ctx.client();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${cleanupPrefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  }
+  await ctx.cleanup();
+});
+
+const started = (l: LogLine): boolean => l.msg === 'tradebot started';
+
+test('a paper daemon SIGKILLed at 100 random points with lost answers: every order on the venue once, matching the journal, nothing lost', async () => {
+  // The config's keyPrefix allows no ':'; the keys go under `${prefix}:` and are deleted below.
+  const prefix = `tbcrash-${Date.now().toString(36)}`;
+  cleanupPrefix = prefix;
+  sim = await startSimulatedExchange({
+    apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' },
+    markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 300, seed: 7,
+    faults: { lostAnswerRate: 0.2, endpoints: ['stopLimit'] },
+  });
+  const cfg = writeConfig({
+    mode: 'paper',
+    paper: { exchangeUrl: sim.url },
+    redis: { keyPrefix: prefix },
+    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
+    killSwitch: { enabled: false },
+    reconcile: { intervalSeconds: 1 },
+    metrics: { port: 0, host: '127.0.0.1' },
+    log: { level: 'info' },
+    shutdown: { graceMs: 5000 },
+  });
+  const env = { TRADEBOT_REDIS_URL: testRedisUrl(), TRADEBOT_API_KEY: API_KEY, TRADEBOT_API_SECRET: API_SECRET };
+  const random = mulberry32(20261123);
+  let killedWhileTrading = 0;
+  try {
+    for (let i = 0; i < KILLS; i++) {
+      running = new DaemonProcess(['run', '--config', cfg.file], env);
+      if (i < STARTUP_KILLS) {
+        await sleep(Math.floor(random() * 2000));
+      } else {
+        await running.waitForLine(started, 60_000, 'tradebot started');
+        await sleep(Math.floor(random() * 600));
+      }
+      if (running.lines.some(started)) killedWhileTrading++;
+      await running.kill();
+    }
+    expect(sim.faults.injected().lostAnswer).toBeGreaterThan(0);
+
+    // The venue freezes (no fill can race the comparison); one more start settles the journal.
+    sim.setSpeed(0);
+    const last = new DaemonProcess(['run', '--config', cfg.file], env);
+    running = last;
+    await last.waitForLine(started, 60_000, 'tradebot started');
+    const store = new RedisOrderStore({ redis: await ctx.client(), keys: StoreKeys.forApiKey(API_KEY, prefix), clock: new SystemClock() });
+    let cmp = compareJournalWithSim(await store.listAll(100_000), sim.engine, API_KEY);
+    for (let i = 0; i < 120 && (cmp.unsettled.length > 0 || cmp.mismatches.length > 0); i++) {
+      await sleep(500); // the daemon's reconciliation (every second) brings the journal up to date
+      cmp = compareJournalWithSim(await store.listAll(100_000), sim.engine, API_KEY);
+    }
+    last.signal('SIGTERM');
+    expect((await last.exit()).code).toBe(0);
+
+    const records = await store.listAll(100_000);
+    cmp = compareJournalWithSim(records, sim.engine, API_KEY);
+    expect(cmp.duplicates).toEqual([]); // every client order id on the venue exactly once
+    expect(cmp.unknownToJournal).toEqual([]); // every order on the venue is journaled
+    expect(cmp.unsettled).toEqual([]); // no intent left pending / submitted / unknown
+    expect(cmp.mismatches).toEqual([]); // status, amounts and order ids match
+    expect(killedWhileTrading).toBeGreaterThanOrEqual(KILLS - STARTUP_KILLS);
+    expect(cmp.placed).toBeGreaterThan(0); // it really traded between the kills
+    console.log(`daemon crash test: ${KILLS} kills (${killedWhileTrading} after 'tradebot started'); ${cmp.placed} orders on the simulator, `
+      + `${records.length} journal records, ${sim.faults.injected().lostAnswer} answers lost, ${sim.engine.deals(API_KEY).length} deals`);
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
