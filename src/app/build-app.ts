@@ -24,7 +24,7 @@ import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-e
 import type { JobScheduler } from './scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
-import { loadConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
+import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
 import type { TradingStateControl } from './trading-state-control';
 import { wireTrading } from './trading-wiring';
 
@@ -148,8 +148,9 @@ export class TradebotApp {
     const clock = await measureExchangeClock(clockInput);
     await repairPoisonedNonce(state.nonces, credentials!.apiKey, log);
 
-    // 5. strategies (pure: files are read and validated; a bad module is reported, the others run)
-    const loaded = loadConfiguredStrategies(c, this.input.baseDir);
+    // 5. strategies: each module loaded and validated in a throwaway guest (metadata back, no module
+    //    code in this process); a bad module is reported, the others run
+    const loaded = await describeConfiguredStrategies(c, this.input.baseDir);
     for (const error of loaded.errors) log.error({ file: error.context['file'], reason: error.context['reason'], err: error }, `strategy not loaded: ${error.message}`);
     const configErrors = strategyConfigErrors(loaded.errors);
     if (configErrors.length > 0) {

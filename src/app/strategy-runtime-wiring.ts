@@ -3,8 +3,7 @@ import type { FrozenConfig } from '../config/load';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { componentLogger, type Logger } from '../log/logger';
 import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
-import type { LoadedStrategy } from '../strategy/prepare-strategy';
-import { GuestHost } from '../strategy/guest/guest-host';
+import { GuestHost, type GuestStrategy } from '../strategy/guest/guest-host';
 import { strategyConfigs } from './strategy-wiring';
 import { CandleFlow, type IntentSink } from './candle-flow';
 import { settleBeforeCandle } from './candle-settlement';
@@ -12,7 +11,7 @@ import type { Trading } from './trading-wiring';
 
 export interface StrategyRuntimeInput {
   readonly config: FrozenConfig;
-  readonly strategies: readonly LoadedStrategy[];
+  readonly strategies: readonly GuestStrategy[];
   /** The strategy module directory (absolute): each guest loads its own module from it. */
   readonly strategyDir: string;
   readonly exchange: ExchangeClient;
@@ -37,7 +36,7 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: G
   for (const s of i.strategies) initStrategySeries(m, s.name, s.markets);
   const configs = strategyConfigs(c);
   const host = new GuestHost({
-    strategies: i.strategies, dir: i.strategyDir, configFor: (name) => configs[name] ?? {}, heapMb: c.strategies.guestHeapMb, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
+    strategies: i.strategies, dir: i.strategyDir, configFor: (name) => configs[name] ?? {}, heapMb: c.strategies.guestHeapMb, isolation: c.strategies.guestIsolation, clock: i.marketClock, logger: componentLogger(i.log, 'strategy'),
     timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
     view: {
       balances: () => balances.latest()?.balances ?? {},

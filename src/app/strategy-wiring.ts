@@ -3,10 +3,12 @@ import type { FrozenConfig } from '../config/load';
 import type { StrategyLoadError } from '../domain/errors';
 import { loadStrategies } from '../strategy/strategy-loader';
 import type { LoadedStrategy, StrategyConfig } from '../strategy/prepare-strategy';
+import { describeStrategies } from '../strategy/guest/describe-strategies';
+import type { GuestStrategy } from '../strategy/guest/guest-host';
 
-export interface ConfiguredStrategies {
+export interface ConfiguredStrategies<S extends GuestStrategy = LoadedStrategy> {
   /** Enabled strategies that loaded and validated, with config overrides (markets, interval, params) applied. */
-  readonly strategies: readonly LoadedStrategy[];
+  readonly strategies: readonly S[];
   /** One per module that failed to load or validate, and per enabled name no module defines. */
   readonly errors: readonly StrategyLoadError[];
   /** The directory read (absolute). */
@@ -14,16 +16,29 @@ export interface ConfiguredStrategies {
 }
 
 /**
- * Loads the strategy directory and keeps the strategies `strategies.enabled` names, with their
- * config applied. Modules that are in the directory but not enabled are still loaded (and their
- * errors reported), so a broken file is noticed before someone enables it.
+ * Loads the strategy directory IN THIS PROCESS and keeps the strategies `strategies.enabled` names,
+ * with their config applied (check-config: an operator's command). Modules that are in the directory
+ * but not enabled are still loaded (and their errors reported), so a broken file is noticed before
+ * someone enables it. The daemon uses describeConfiguredStrategies: no module code in its process.
  */
 export function loadConfiguredStrategies(config: FrozenConfig, baseDir: string, dirOverride?: string): ConfiguredStrategies {
   const dir = path.resolve(baseDir, dirOverride ?? config.strategies.dir);
-  const perName = strategyConfigs(config);
-  const result = loadStrategies(dir, { config: perName });
+  return enabledOnly(config, dir, loadStrategies(dir, { config: strategyConfigs(config) }));
+}
+
+/**
+ * The same, with every module loaded and validated in its own throwaway guest (describeStrategies):
+ * the daemon gets metadata only, and a module's top-level code never runs in its process.
+ */
+export async function describeConfiguredStrategies(config: FrozenConfig, baseDir: string): Promise<ConfiguredStrategies<GuestStrategy & { readonly file: string }>> {
+  const dir = path.resolve(baseDir, config.strategies.dir);
+  const described = await describeStrategies(dir, strategyConfigs(config), { isolation: config.strategies.guestIsolation, heapMb: config.strategies.guestHeapMb });
+  return enabledOnly(config, dir, described);
+}
+
+function enabledOnly<S extends GuestStrategy>(config: FrozenConfig, dir: string, result: { strategies: readonly S[]; errors: readonly StrategyLoadError[] }): ConfiguredStrategies<S> {
   const byName = new Map(result.strategies.map((s) => [s.name, s]));
-  const strategies: LoadedStrategy[] = [];
+  const strategies: S[] = [];
   for (const entry of config.strategies.enabled) {
     const loaded = byName.get(entry.name);
     if (loaded === undefined) continue; // reported in result.errors (load failure or unknown name)
@@ -55,7 +70,7 @@ export function strategyConfigErrors(errors: readonly StrategyLoadError[]): Stra
 }
 
 /** Market seconds of history the strategies need before trading (paper mode starts the clock there). */
-export function warmupSeconds(strategies: readonly LoadedStrategy[], intervalSeconds: (i: LoadedStrategy['interval']) => number): number {
+export function warmupSeconds(strategies: readonly GuestStrategy[], intervalSeconds: (i: GuestStrategy['interval']) => number): number {
   let max = 0;
   for (const s of strategies) max = Math.max(max, (s.warmup + 2) * intervalSeconds(s.interval));
   return max;

@@ -15,6 +15,8 @@ export const STRATEGY_DEFAULTS = Object.freeze({
   maxConsecutiveFailures: 5,
   /** Heap limit (V8 old generation) of one strategy's worker thread in the daemon, MB. */
   guestHeapMb: 128,
+  /** Guests as child processes under Node's permission model ('thread': worker threads, no fs boundary). */
+  guestIsolation: 'process' as 'process' | 'thread',
 });
 
 /** Pre-trade risk (config `risk`). Limits absent here are off unless configured. */

@@ -123,6 +123,7 @@ export const configSchema = z.strictObject({
       maxConsecutiveFailures: positiveInt.default(STRATEGY_DEFAULTS.maxConsecutiveFailures),
       /** Heap limit of one strategy's worker thread (MB). */
       guestHeapMb: positiveInt.default(STRATEGY_DEFAULTS.guestHeapMb),
+      guestIsolation: z.enum(['process', 'thread']).default(STRATEGY_DEFAULTS.guestIsolation),
       enabled: z
         .array(
           z.strictObject({

@@ -7,6 +7,8 @@ import { prepareStrategy, type LoadedStrategy, type StrategyConfig } from './pre
 export interface LoadStrategiesOptions {
   /** Per strategy name: enabled / markets / params overrides. A name no module defines is reported. */
   readonly config?: Readonly<Record<string, StrategyConfig>> | undefined;
+  /** Load only this module file of the directory (a file name, as `isStrategyFile` lists them). */
+  readonly only?: string | undefined;
 }
 
 export interface LoadStrategiesResult {
@@ -16,6 +18,8 @@ export interface LoadStrategiesResult {
   readonly errors: readonly StrategyLoadError[];
   /** Names of valid strategies disabled by config. */
   readonly disabled: readonly string[];
+  /** Names declared by the modules read, valid or not. */
+  readonly declared: readonly string[];
 }
 
 /** Which files of a strategy directory are modules: `*.ts`/`*.js`, not declarations, tests or `_helpers`. */
@@ -33,7 +37,7 @@ export function isStrategyFile(name: string): boolean {
  * and reason; it does not stop the others. A directory that cannot be read throws StrategyLoadError.
  */
 export function loadStrategies(dir: string, options: LoadStrategiesOptions = {}): LoadStrategiesResult {
-  const names = strategyFiles(dir);
+  const names = strategyFiles(dir).filter((n) => options.only === undefined || n === options.only);
   const config = options.config ?? {};
   const evaluator = new ModuleEvaluator();
   const strategies: LoadedStrategy[] = [];
@@ -66,11 +70,11 @@ export function loadStrategies(dir: string, options: LoadStrategiesOptions = {})
       errors.push(new StrategyLoadError(`config names strategy "${configured}" but no module in ${dir} defines it`, { file: dir, strategy: configured, reason: 'unknown' }));
     }
   }
-  return { strategies, errors, disabled };
+  return { strategies, errors, disabled, declared: [...mentioned] };
 }
 
 /** The strategy module file names of `dir`, sorted. Throws StrategyLoadError when it cannot be read. */
-function strategyFiles(dir: string): string[] {
+export function strategyFiles(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && isStrategyFile(e.name)).map((e) => e.name).sort();
   } catch (err) {

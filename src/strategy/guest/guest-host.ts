@@ -1,5 +1,3 @@
-import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Clock } from '../../core/clock';
 import type { Candle, Interval } from '../../domain/candle';
 import { StrategyFailedError } from '../../domain/errors';
@@ -8,9 +6,13 @@ import { STRATEGY_DEFAULTS } from '../../config/defaults';
 import { CandleRing } from '../candle-series';
 import { validateIntents, type StampedIntent } from '../intent-validation';
 import type { LoadedStrategy, StrategyConfig } from '../prepare-strategy';
+
+/** What the host needs to know of a strategy; its code stays in its guest. */
+export type GuestStrategy = Pick<LoadedStrategy, 'name' | 'markets' | 'interval' | 'warmup' | 'window'>;
 import type { StrategyLogger } from '../strategy';
 import type { StrategyHostEvents, StrategyHostView, StrategyStats } from '../strategy-host';
-import type { CandleItem, FromGuest, ItemResult, ToGuest } from './protocol';
+import { openChannel, type GuestChannel, type GuestIsolation } from './guest-channel';
+import type { CandleItem, ItemResult, ToGuest } from './protocol';
 import { candleToWire, fromWire, toWire } from './wire';
 
 /** What the candle flow needs of a strategy host: the in-process StrategyHost and GuestHost both fit. */
@@ -32,8 +34,8 @@ export interface GuestHostEvents extends StrategyHostEvents {
 }
 
 export interface GuestHostOptions {
-  /** Strategies as loaded for validation (their metadata is used; their code runs in the guests). */
-  readonly strategies: readonly LoadedStrategy[];
+  /** The strategies' metadata (as described by a guest: describeStrategies); their code runs only in the guests. */
+  readonly strategies: readonly GuestStrategy[];
   /** The module directory and each strategy's config overrides: each guest loads its own module. */
   readonly dir: string;
   readonly configFor: (name: string) => StrategyConfig;
@@ -46,6 +48,8 @@ export interface GuestHostOptions {
   readonly maxConsecutiveFailures?: number | undefined;
   /** Heap limit of one guest (V8 old generation), MB. */
   readonly heapMb?: number | undefined;
+  /** Where each guest runs (guest-channel.ts); default 'process'. */
+  readonly isolation?: GuestIsolation | undefined;
   /** Time a guest gets to load its module. */
   readonly startMs?: number | undefined;
 }
@@ -56,24 +60,17 @@ const EMPTY: readonly StampedIntent[] = Object.freeze([]);
 const DEFAULT_HEAP_MB = 128;
 const NOOP_LOGGER: StrategyLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** The worker entry next to this file: compiled JS in dist, TypeScript (through sucrase) under ts-jest. */
-function workerEntry(): { file: string; eval: boolean } {
-  const ext = path.extname(__filename);
-  const entry = path.join(__dirname, `guest-worker${ext}`);
-  if (ext === '.js') return { file: entry, eval: false };
-  return { file: `require('sucrase/register/ts'); require(${JSON.stringify(entry)});`, eval: true };
-}
-
 /**
- * Each strategy as a guest: its own worker thread with NO environment variables (`env: {}`), a heap
- * limit (`resourceLimits`), and no handle on the exchange client, the store or the config. Only plain
+ * Each strategy as a guest: its own child process under Node's permission model (or worker thread:
+ * guest-channel.ts) with NO environment variables (`env: {}`), a heap limit, and no handle on the
+ * exchange client, the store or the config. Candles go in batches (one out per guest). Only plain
  * data crosses (wire.ts): candles, balances, its own open orders, position, events and market info
  * in; intents and log lines out, the intents validated again here. An onCandle call that misses its
- * deadline gets its thread terminated; a thread that exits (process.exit), dies of its heap limit or
- * fails to answer is the same failure: counted, the strategy paused while a fresh thread loads the
+ * deadline gets its guest killed; a guest that exits (process.exit), dies of its heap limit or
+ * fails to answer is the same failure: counted, the strategy paused while a fresh guest loads the
  * module and is re-warmed with the candle history this side kept, then resumed; after
  * `maxConsecutiveFailures` in a row it stays paused until resume(). Nothing here ever waits on a
- * guest beyond its deadline, and the threads are unref'ed: shutdown never waits for one.
+ * guest beyond its deadline, and the guests are unref'ed: shutdown never waits for one.
  */
 export class GuestHost implements CandleHost {
   private readonly guests = new Map<string, Guest>();
@@ -143,7 +140,7 @@ export class GuestHost implements CandleHost {
 
 class Guest {
   readonly stats = { calls: 0, intents: 0, errors: 0, overruns: 0, consecutiveFailures: 0, paused: false };
-  private worker: Worker | undefined;
+  private worker: GuestChannel | undefined;
   private readonly rings = new Map<MarketName, CandleRing>();
   private readonly markets: ReadonlySet<string>;
   private readonly log: StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger };
@@ -161,7 +158,7 @@ class Guest {
   /** Paused by the operator (resume() needed), as opposed to paused while restarting. */
   private held = false;
 
-  constructor(readonly loaded: LoadedStrategy, private readonly o: GuestHostOptions) {
+  constructor(readonly loaded: GuestStrategy, private readonly o: GuestHostOptions) {
     this.markets = new Set(loaded.markets);
     this.log = o.logger ?? NOOP_LOGGER;
     this.events = o.events ?? {};
@@ -227,7 +224,7 @@ class Guest {
     this.worker = undefined;
     for (const resolve of this.pending.values()) resolve({ dead: 'daemon stopping' });
     this.pending.clear();
-    if (w !== undefined) await w.terminate().catch(() => undefined);
+    if (w !== undefined) await w.kill();
   }
 
   /** One batch to the guest; per candle its stamped intents (empty for a failed one). */
@@ -258,7 +255,7 @@ class Guest {
         this.stats.overruns++;
         this.events.onDuration?.({ strategy: name, market: first.market, elapsedMs });
         this.events.onOverrun?.({ strategy: name, market: first.market, candleTime: first.candle.time, elapsedMs, budgetMs: deadlineMs });
-        this.failed(first.candle, 'overrun', `onCandle took over ${deadlineMs} ms for ${batch.length} candle(s) (${this.budgetMs} ms each): thread terminated`, first.market);
+        this.failed(first.candle, 'overrun', `onCandle took over ${deadlineMs} ms for ${batch.length} candle(s) (${this.budgetMs} ms each): guest killed`, first.market);
       } else {
         this.failed(first.candle, 'crashed', result.dead, first.market);
       }
@@ -309,7 +306,7 @@ class Guest {
       timer.unref();
       this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
       const message: ToGuest = { type: 'candles', id, interval: this.loaded.interval, nowMs: this.o.clock.nowMs(), items, warm };
-      worker.postMessage(message);
+      worker.post(message);
     });
   }
 
@@ -342,6 +339,7 @@ class Guest {
     this.events.onRestart?.({ strategy: this.loaded.name, reason });
     this.restarting = (async () => {
       const spawnFailure = await this.spawn();
+      if (this.closed) return undefined;
       if (spawnFailure !== undefined) return this.failedDuringRestart(spawnFailure);
       for (const [market, ring] of this.rings) {
         const history = ring.toArray();
@@ -367,34 +365,28 @@ class Guest {
     this.failed(undefined, 'crashed', detail);
   }
 
-  /** Starts a thread and loads the module in it; resolves undefined when ready, else why not. */
+  /** Starts a guest (process or thread) and loads the module in it; resolves undefined when ready, else why not. */
   private spawn(): Promise<string | undefined> {
-    const entry = workerEntry();
-    const worker = new Worker(entry.file, {
-      eval: entry.eval,
-      env: {}, // no daemon environment variables (secrets, Redis URL) in the guest
-      resourceLimits: { maxOldGenerationSizeMb: this.o.heapMb ?? DEFAULT_HEAP_MB, maxYoungGenerationSizeMb: 16 },
-      stdout: true, stderr: true, // the guest's console goes nowhere near the daemon's JSON log stream
-    });
-    worker.stdout.resume();
-    worker.stderr.resume();
-    worker.unref();
-    this.worker = worker;
     const name = this.loaded.name;
-    return new Promise<string | undefined>((resolve) => {
-      let started = false;
-      const timer = setTimeout(() => { if (!started) { started = true; resolve('module did not load in time'); this.kill(worker); } }, this.o.startMs ?? 10_000);
-      timer.unref();
-      worker.on('message', (m: FromGuest) => {
-        if (m.type === 'ready' || m.type === 'load_failed') {
-          if (started) return;
-          started = true;
-          clearTimeout(timer);
-          if (m.type === 'ready') resolve(undefined);
-          else {
-            resolve(`module did not load: ${m.reason}`);
-            this.kill(worker);
-          }
+    let started = false;
+    let ready: (reason: string | undefined) => void = () => undefined;
+    const loadedOrNot = new Promise<string | undefined>((resolve) => { ready = resolve; });
+    const settle = (reason: string | undefined): void => {
+      if (started) return;
+      started = true;
+      clearTimeout(timer);
+      ready(reason);
+    };
+    const channel: GuestChannel = openChannel({
+      isolation: this.o.isolation ?? 'process',
+      heapMb: this.o.heapMb ?? DEFAULT_HEAP_MB,
+      readable: [this.o.dir],
+      onMessage: (m) => {
+        if (m === null || typeof m !== 'object') return;
+        if (m.type === 'ready') return settle(undefined);
+        if (m.type === 'load_failed') {
+          settle(`module did not load: ${String(m.reason).slice(0, 2000)}`);
+          this.kill(channel);
           return;
         }
         if (m.type === 'result') {
@@ -408,23 +400,22 @@ class Guest {
           const log = this.log.child?.({ strategy: name, market: m.market }) ?? this.log;
           log[level]({ guest: fromWire(m.obj) }, typeof m.msg === 'string' ? m.msg.slice(0, 500) : undefined);
         }
-      });
-      worker.on('error', (err) => this.onDeath(worker, `thread error: ${err.message}`));
-      worker.on('exit', (code) => {
-        if (!started) {
-          started = true;
-          clearTimeout(timer);
-          resolve(`thread exited (code ${code}) while loading`);
-        }
-        this.onDeath(worker, `thread exited (code ${code})`);
-      });
-      const init: ToGuest = { type: 'init', dir: this.o.dir, name, config: toWire({ ...this.o.configFor(name), interval: this.loaded.interval }) };
-      worker.postMessage(init);
+      },
+      onEnd: (reason) => {
+        settle(`${reason} while loading`);
+        this.onDeath(channel, reason);
+      },
     });
+    const timer = setTimeout(() => { if (!started) { settle('module did not load in time'); this.kill(channel); } }, this.o.startMs ?? 10_000);
+    timer.unref();
+    this.worker = channel;
+    const init: ToGuest = { type: 'init', dir: this.o.dir, name, config: toWire({ ...this.o.configFor(name), interval: this.loaded.interval }) };
+    channel.post(init);
+    return loadedOrNot;
   }
 
   /** The thread died on its own (process.exit, heap limit, uncaught error): pending calls fail as crashes. */
-  private onDeath(worker: Worker, reason: string): void {
+  private onDeath(worker: GuestChannel, reason: string): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
     const pending = [...this.pending.values()];
@@ -433,8 +424,8 @@ class Guest {
     if (pending.length === 0 && !this.closed && this.restarting === undefined && !this.stats.paused) this.failed(undefined, 'crashed', reason);
   }
 
-  private kill(worker: Worker): void {
+  private kill(worker: GuestChannel): void {
     if (this.worker === worker) this.worker = undefined;
-    void worker.terminate().catch(() => undefined);
+    void worker.kill();
   }
 }

@@ -8,13 +8,13 @@ import type { OrderEvent, PositionView } from '../order-feedback';
 import type { StrategyConfig } from '../prepare-strategy';
 import { StrategyHost } from '../strategy-host';
 import type { StrategyLogger } from '../strategy';
-import { findStrategy } from '../strategy-loader';
-import type { CandleItem, CandlesMessage, FromGuest, ItemResult, ToGuest } from './protocol';
+import { findStrategy, loadStrategies } from '../strategy-loader';
+import type { CandleItem, CandlesMessage, DescribeMessage, FromGuest, ItemResult, ToGuest } from './protocol';
 import { candleFromWire, fromWire, toWire, type Wire } from './wire';
 
 /**
- * A guest: ONE strategy in a worker thread with an empty environment and a heap limit (see
- * guest-host.ts). It runs the same StrategyHost as a backtest, with no budget and no pausing of
+ * A guest: ONE strategy in a child process (or worker thread) with an empty environment and a heap
+ * limit (see guest-channel.ts, guest-host.ts); or a throwaway one describing a strategy directory. It runs the same StrategyHost as a backtest, with no budget and no pausing of
  * its own (the parent enforces the deadline by terminating this thread, and counts failures).
  * Only plain data comes and goes (wire.ts).
  */
@@ -26,8 +26,21 @@ interface View {
   events: readonly OrderEvent[];
 }
 
-const port = parentPort;
-if (port === null) throw new Error('guest-worker runs in a worker thread');
+/** The parent: a worker thread's port, or a child process's IPC channel (guest-channel.ts). */
+interface Port {
+  postMessage(message: FromGuest): void;
+  on(event: 'message', listener: (message: ToGuest) => void): void;
+}
+const port: Port = parentPort ?? processPort();
+
+function processPort(): Port {
+  if (process.send === undefined) throw new Error('guest-worker runs in a worker thread or a child process with IPC');
+  process.on('disconnect', () => process.exit(0)); // the daemon is gone: so is its guest
+  return {
+    postMessage: (m) => { process.send?.(m); },
+    on: (_event, listener) => { process.on('message', (m) => listener(m as ToGuest)); },
+  };
+}
 
 let host: StrategyHost | undefined;
 const clock = new ManualClock(0);
@@ -35,7 +48,7 @@ let view: View | undefined;
 let failure: string | undefined;
 
 function send(message: FromGuest): void {
-  port!.postMessage(message);
+  port.postMessage(message);
 }
 
 function logger(market: string): StrategyLogger {
@@ -52,6 +65,10 @@ function logger(market: string): StrategyLogger {
 }
 
 port.on('message', (message: ToGuest) => {
+  if (message.type === 'describe') {
+    send(describe(message));
+    return;
+  }
   if (message.type === 'init') {
     try {
       const { interval, ...config } = fromWire(message.config) as StrategyConfig & { interval?: Interval };
@@ -101,4 +118,30 @@ async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemRe
     }
   }
   return { intents, failure, elapsedMs: performance.now() - started };
+}
+
+/**
+ * Loads and validates every module of the directory HERE (never in the daemon: a module's top-level
+ * code is guest code) and answers with plain metadata and the load errors' messages and context.
+ */
+function describe(message: DescribeMessage): FromGuest {
+  try {
+    const config = fromWire(message.config) as Record<string, StrategyConfig>;
+    const result = loadStrategies(message.dir, { config, only: message.file });
+    return {
+      type: 'described',
+      strategies: result.strategies.map((s) => ({ name: s.name, file: s.file, markets: [...s.markets], interval: s.interval, warmup: s.warmup, window: s.window })),
+      errors: result.errors.map((e) => ({ message: e.message, context: plainContext(e.context) })),
+      disabled: [...result.disabled],
+      declared: [...result.declared],
+    };
+  } catch (err) {
+    return { type: 'describe_failed', reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function plainContext(context: Readonly<Record<string, unknown>>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(context)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  return out;
 }

@@ -30,7 +30,27 @@ export interface CandlesMessage {
   readonly warm: boolean;
 }
 
-export type ToGuest = InitMessage | CandlesMessage;
+/** Parent -> throwaway guest: load and validate every module of `dir` with the config; answer metadata only. */
+export interface DescribeMessage {
+  readonly type: 'describe';
+  readonly dir: string;
+  /** The one module file (name in `dir`) to load. */
+  readonly file: string;
+  /** Per strategy name, its StrategyConfig (toWire). */
+  readonly config: Wire;
+}
+
+export type ToGuest = InitMessage | CandlesMessage | DescribeMessage;
+
+/** A valid strategy as the describing guest saw it: plain metadata, checked again by the daemon. */
+export interface DescribedStrategy {
+  readonly name: string;
+  readonly file: string | undefined;
+  readonly markets: readonly string[];
+  readonly interval: string;
+  readonly warmup: number;
+  readonly window: number;
+}
 
 /** One candle's answer: its intents (toWire), or why it failed, and how long onCandle took there. */
 export interface ItemResult {
@@ -43,5 +63,7 @@ export interface ItemResult {
 export type FromGuest =
   | { readonly type: 'ready' }
   | { readonly type: 'load_failed'; readonly reason: string }
+  | { readonly type: 'described'; readonly strategies: readonly DescribedStrategy[]; readonly errors: readonly { readonly message: string; readonly context: Readonly<Record<string, string | number | boolean>> }[]; readonly disabled: readonly string[]; readonly declared: readonly string[] }
+  | { readonly type: 'describe_failed'; readonly reason: string }
   | { readonly type: 'result'; readonly id: number; readonly results: readonly ItemResult[] }
   | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly market: string; readonly obj: Wire; readonly msg?: string | undefined };

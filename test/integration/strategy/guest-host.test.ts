@@ -1,11 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { ManualClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import type { Candle } from '../../../src/domain/candle';
 import { GuestHost } from '../../../src/strategy/guest/guest-host';
 import { loadStrategies } from '../../../src/strategy/strategy-loader';
 
-// Guests in real worker threads (the TypeScript worker through sucrase under Jest; the daemon runs
-// the compiled one): a spinner, process.exit and a heap bomb end only their own thread, are counted,
+// Guests in real child processes under Node's permission model (the TypeScript entry through sucrase
+// under Jest; the daemon runs the compiled one): a spinner, process.exit and a heap bomb end only their own guest, are counted,
 // paused, restarted and re-warmed; the steady strategy keeps trading through all of it.
 const DIR = 'test/fixtures/guests';
 const candle = (i: number): Candle => {
@@ -17,7 +20,9 @@ describe('GuestHost', () => {
   test('hostile guests affect only themselves', async () => {
     const loaded = loadStrategies(DIR);
     expect(loaded.errors.map((e) => e.context['file'])).toEqual([expect.stringMatching(/importer\.ts$/)]);
-    const names = ['steady', 'spinner', 'exiter', 'heap-bomb', 'secret-reader'];
+    const names = ['steady', 'spinner', 'exiter', 'heap-bomb', 'secret-reader', 'fs-reader'];
+    const secretFile = path.join(mkdtempSync(path.join(tmpdir(), 'tradebot-guest-secret-')), 'api-secret');
+    writeFileSync(secretFile, 'guest-test-secret-file-0042', { mode: 0o600 });
     const strategies = loaded.strategies.filter((s) => names.includes(s.name));
     const logs: string[] = [];
     const restarts: string[] = [];
@@ -25,7 +30,7 @@ describe('GuestHost', () => {
     process.env['TRADEBOT_API_SECRET'] = 'guest-test-secret-4711';
     const log = { debug: () => {}, info: () => {}, warn: (o: unknown) => logs.push(JSON.stringify(o)), error: () => {} };
     const host = new GuestHost({
-      strategies, dir: DIR, configFor: () => ({}), clock: new ManualClock(0), timeBudgetMs: 500, maxConsecutiveFailures: 3, heapMb: 32,
+      strategies, dir: DIR, configFor: (name) => (name === 'fs-reader' ? { params: { secretFile } } : {}), clock: new ManualClock(0), timeBudgetMs: 500, maxConsecutiveFailures: 3, heapMb: 32, startMs: 60_000, // TypeScript guests transpile the daemon's sources at start
       logger: { ...log, child: () => log },
       events: { onRestart: (e) => restarts.push(e.strategy), onPaused: (e) => paused.push(e.strategy) },
     });
@@ -47,8 +52,13 @@ describe('GuestHost', () => {
       expect(host.stats('spinner').overruns).toBeGreaterThan(0);
       expect(logs.some((l) => l.includes('"found":"nothing"'))).toBe(true);
       expect(logs.join('\n')).not.toContain('guest-test-secret-4711');
+      // fs in a process guest: its environment, the daemon's and the secret file are all refused.
+      const hunt = logs.find((l) => l.includes('"self"'));
+      expect(hunt === undefined ? undefined : JSON.parse(hunt)).toEqual({ guest: { self: 'refused: ERR_ACCESS_DENIED', parent: 'refused: ERR_ACCESS_DENIED', secretFile: 'refused: ERR_ACCESS_DENIED' } });
+      expect(logs.join('\n')).not.toContain('guest-test-secret-file-0042');
     } finally {
       delete process.env['TRADEBOT_API_SECRET'];
+      rmSync(path.dirname(secretFile), { recursive: true, force: true });
       await host.close();
     }
   }, 60_000);

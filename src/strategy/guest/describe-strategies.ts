@@ -1,0 +1,135 @@
+import * as path from 'node:path';
+import { z } from 'zod';
+import { INTERVALS } from '../../domain/candle';
+import { StrategyLoadError } from '../../domain/errors';
+import { MARKET_NAME } from '../../domain/market';
+import { STRATEGY_NAME, type StrategyConfig } from '../prepare-strategy';
+import { strategyFiles } from '../strategy-loader';
+import { openChannel, type GuestIsolation } from './guest-channel';
+import type { GuestStrategy } from './guest-host';
+import type { FromGuest } from './protocol';
+import { toWire } from './wire';
+
+export interface DescribedStrategies {
+  /** Valid, enabled strategies (metadata only), sorted by file name. */
+  readonly strategies: readonly (GuestStrategy & { readonly file: string })[];
+  readonly errors: readonly StrategyLoadError[];
+  readonly disabled: readonly string[];
+}
+
+export interface DescribeOptions {
+  readonly isolation?: GuestIsolation | undefined;
+  readonly heapMb?: number | undefined;
+  /** Time one module gets to load and validate in its guest. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** The guest's answer is untrusted: the metadata the daemon acts on is checked again here. */
+const describedSchema = z.object({
+  name: z.string().regex(STRATEGY_NAME),
+  file: z.string(),
+  markets: z.array(z.string().regex(MARKET_NAME)).min(1),
+  interval: z.enum(INTERVALS),
+  warmup: z.number().int().min(0),
+  window: z.number().int().min(1).max(1_000_000),
+}).strict();
+const MAX_TEXT = 2000;
+
+/**
+ * What `loadStrategies` tells, without running any module in the daemon: each module file is loaded
+ * and validated (with the config's overrides) in its OWN throwaway guest, which answers plain
+ * metadata and the load errors; a module whose top-level code exits, spins or throws fails alone.
+ * Across files, as loadStrategies does: a name declared twice is refused, a configured name no
+ * module declares is reported.
+ */
+export async function describeStrategies(dir: string, config: Readonly<Record<string, StrategyConfig>>, o: DescribeOptions = {}): Promise<DescribedStrategies> {
+  const abs = path.resolve(dir);
+  const files = strategyFiles(abs);
+  const answers: FileAnswer[] = [];
+  // Two at a time: start-up stays short without a process per module all at once.
+  for (let i = 0; i < files.length; i += 2) answers.push(...await Promise.all(files.slice(i, i + 2).map((f) => describeFile(abs, f, config, o))));
+  const strategies: (GuestStrategy & { file: string })[] = [];
+  const errors: StrategyLoadError[] = [];
+  const disabled: string[] = [];
+  const declared = new Set<string>();
+  const byName = new Map<string, string>();
+  answers.forEach((a, i) => {
+    const file = path.join(abs, files[i] as string);
+    for (const n of a.declared) declared.add(n);
+    errors.push(...a.errors);
+    for (const s of a.strategies) {
+      const other = byName.get(s.name);
+      if (other !== undefined) {
+        errors.push(new StrategyLoadError(`${file}: strategy name "${s.name}" is already used by ${other}`, { file, strategy: s.name, reason: 'duplicate' }));
+        continue;
+      }
+      byName.set(s.name, file);
+      if (config[s.name]?.enabled === false) disabled.push(s.name);
+      else strategies.push(s);
+    }
+  });
+  for (const name of Object.keys(config)) {
+    if (!declared.has(name)) errors.push(new StrategyLoadError(`config names strategy "${name}" but no module in ${abs} defines it`, { file: abs, strategy: name, reason: 'unknown' }));
+  }
+  return { strategies, errors, disabled };
+}
+
+interface FileAnswer {
+  readonly strategies: readonly (GuestStrategy & { readonly file: string })[];
+  readonly errors: readonly StrategyLoadError[];
+  readonly declared: readonly string[];
+}
+
+function describeFile(dir: string, name: string, config: Readonly<Record<string, StrategyConfig>>, o: DescribeOptions): Promise<FileAnswer> {
+  const file = path.join(dir, name);
+  const failed = (why: string): FileAnswer => ({
+    strategies: [], declared: [], errors: [new StrategyLoadError(`${file}: failed to load: ${why}`, { file, reason: 'load' })],
+  });
+  return new Promise<FileAnswer>((resolve) => {
+    let done = false;
+    const finish = (answer: FileAnswer): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      void channel.kill();
+      resolve(answer);
+    };
+    const channel = openChannel({
+      isolation: o.isolation ?? 'process', heapMb: o.heapMb ?? 128, readable: [dir],
+      onMessage: (m: FromGuest) => {
+        if (m?.type === 'described') finish(checkAnswer(file, m));
+        else if (m?.type === 'describe_failed') finish(failed(text(m.reason)));
+      },
+      onEnd: (reason) => finish(failed(`its guest ended while loading it (${reason})`)),
+    });
+    const timer = setTimeout(() => finish(failed(`did not load within ${o.timeoutMs ?? 10_000} ms`)), o.timeoutMs ?? 10_000);
+    timer.unref();
+    channel.post({ type: 'describe', dir, file: name, config: toWire(config) });
+  });
+}
+
+function checkAnswer(file: string, m: Extract<FromGuest, { type: 'described' }>): FileAnswer {
+  const strategies: (GuestStrategy & { file: string })[] = [];
+  const errors: StrategyLoadError[] = [];
+  for (const raw of Array.isArray(m.strategies) ? m.strategies : []) {
+    const parsed = describedSchema.safeParse(raw);
+    if (!parsed.success || parsed.data.file !== file) {
+      errors.push(new StrategyLoadError(`${file}: its guest described it wrongly: ${parsed.success ? 'another file' : parsed.error.issues[0]?.message}`, { file, reason: 'invalid' }));
+      continue;
+    }
+    strategies.push(Object.freeze({ ...parsed.data, markets: Object.freeze([...parsed.data.markets]) }));
+  }
+  for (const e of Array.isArray(m.errors) ? m.errors : []) {
+    const context: Record<string, string | number | boolean> = {};
+    for (const [k, v] of Object.entries(e?.context ?? {}) as [string, unknown][]) if (['string', 'number', 'boolean'].includes(typeof v)) context[k] = typeof v === 'string' ? text(v) : (v as number | boolean);
+    // A configured name another file declares is not "unknown": describeStrategies decides that across files.
+    if (context['reason'] === 'unknown') continue;
+    errors.push(new StrategyLoadError(text(e?.message), { ...context, file }));
+  }
+  const declared = (Array.isArray(m.declared) ? m.declared : []).filter((n): n is string => typeof n === 'string').map(text);
+  return { strategies, errors, declared };
+}
+
+function text(v: unknown): string {
+  return String(v).slice(0, MAX_TEXT);
+}
