@@ -19,6 +19,8 @@ import { InMemoryOrderStore } from '../src/store/memory/in-memory-order-store';
 import { prepareStrategy, type LoadedStrategy } from '../src/strategy/prepare-strategy';
 import { StrategyHost } from '../src/strategy/strategy-host';
 import { GuestHost } from '../src/strategy/guest/guest-host';
+import type { GuestIsolation } from '../src/strategy/guest/guest-channel';
+import { execFileSync } from 'node:child_process';
 import { loadStrategies } from '../src/strategy/strategy-loader';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,6 +108,13 @@ module.exports = {
   return dir;
 }
 
+/** RSS of this process's node child processes (the process guests), MiB, from ps. */
+async function childRssMiB(): Promise<number> {
+  const out = execFileSync('ps', ['-o', 'rss=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  const nodes = out.split('\n').map((l) => l.trim().split(/\s+/)).filter(([, comm]) => comm === 'node');
+  return nodes.reduce((sum, [rss]) => sum + Number(rss), 0) / 1024;
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
@@ -162,7 +171,7 @@ interface Measured {
  * latency (the tick-to-trade goal). In a burst every order of the close queues behind the ones before
  * it, in-process or not: what matters there is close -> last order and how many messages cross.
  */
-async function measure(fullRefresh: boolean, guests = false, burst = false): Promise<Measured> {
+async function measure(fullRefresh: boolean, guests: GuestIsolation | undefined = undefined, burst = false): Promise<Measured> {
   const start = 1_700_000_040 * 1000;
   const clock = new DrivenMarketClock(start);
   const exchange = new InstantExchange(clock);
@@ -193,11 +202,11 @@ async function measure(fullRefresh: boolean, guests = false, burst = false): Pro
     const dir = guestDir;
     const rssBefore = process.memoryUsage().rss;
     const guestHost = new GuestHost({
-      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250,
+      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250, isolation: guests,
       events: { onBatch: () => { messages++; } },
     });
     await guestHost.start();
-    rssPerGuestMiB = (process.memoryUsage().rss - rssBefore) / 3 / 1024 / 1024;
+    rssPerGuestMiB = guests === 'process' ? await childRssMiB() / 3 : (process.memoryUsage().rss - rssBefore) / 3 / 1024 / 1024;
     host = guestHost;
   } else {
     host = new StrategyHost({ strategies, clock, timeBudgetMs: 250 });
@@ -264,29 +273,29 @@ export async function run(): Promise<BenchRow[]> {
       { name: `GC pauses during the measured rounds${variant}`, value: gc.count, unit: 'pauses', note: `total ${gc.totalMs.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms` },
     );
   }
-  // Across the boundary: the same path with each strategy in its worker thread (the daemon's GuestHost).
-  // Every candle goes to 3 threads and back, in parallel; the in-process rows above are the reference.
-  for (const fullRefresh of [false, true]) {
-    const { lat, elapsed, gc, rssPerGuestMiB } = await measure(fullRefresh, true);
-    const variant = fullRefresh ? ' (+ journal re-read 1/s)' : '';
+  // Across the boundary: the same path with each strategy in its guest (the daemon's GuestHost), as a
+  // child process under the permission model (the default) and as a worker thread; sequential jobs.
+  for (const isolation of ['process', 'thread'] as const) {
+    const { lat, elapsed, gc, rssPerGuestMiB } = await measure(false, isolation);
+    const who = `guests (${isolation})`;
     rows.push(
-      { name: `guests: tick-to-trade p50${variant}`, value: Number(percentile(lat, 50).toFixed(3)), unit: 'ms', note: 'each strategy in its own worker thread (GuestHost), plain data across' },
-      { name: `guests: tick-to-trade p99${variant}`, value: Number(percentile(lat, 99).toFixed(3)), unit: 'ms', note: 'goal < 2 ms' },
-      { name: `guests: tick-to-trade max${variant}`, value: Number((lat.at(-1) ?? NaN).toFixed(3)), unit: 'ms' },
-      { name: `guests: orders per second, sequential${variant}`, value: Math.round(lat.length / (elapsed / 1000)), unit: 'orders/s' },
-      { name: `guests: GC pauses (daemon thread)${variant}`, value: gc.count, unit: 'pauses', note: `total ${gc.totalMs.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms` },
-      { name: `guests: memory per worker (RSS growth / 3)${variant}`, value: Number((rssPerGuestMiB ?? NaN).toFixed(1)), unit: 'MiB', note: 'after loading the module in the thread' },
+      { name: `${who}: tick-to-trade p50`, value: Number(percentile(lat, 50).toFixed(3)), unit: 'ms', note: `each strategy in its own ${isolation === 'process' ? 'child process' : 'worker thread'} (GuestHost), plain data across` },
+      { name: `${who}: tick-to-trade p99`, value: Number(percentile(lat, 99).toFixed(3)), unit: 'ms', note: 'goal < 2 ms' },
+      { name: `${who}: tick-to-trade max`, value: Number((lat.at(-1) ?? NaN).toFixed(3)), unit: 'ms' },
+      { name: `${who}: orders per second, sequential`, value: Math.round(lat.length / (elapsed / 1000)), unit: 'orders/s' },
+      { name: `${who}: GC pauses (daemon thread)`, value: gc.count, unit: 'pauses', note: `total ${gc.totalMs.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms` },
+      { name: `${who}: memory per guest`, value: Number((rssPerGuestMiB ?? NaN).toFixed(1)), unit: 'MiB', note: isolation === 'process' ? 'RSS of the 3 child processes / 3, module loaded' : 'daemon RSS growth / 3, module loaded' },
     );
   }
   // Burst, as the daemon fires a close's kline jobs: in-process and guests side by side.
-  for (const guests of [false, true]) {
+  for (const guests of [undefined, 'process', 'thread'] as const) {
     const m = await measure(false, guests, true);
-    const who = guests ? 'guests' : 'in-process';
+    const who = guests === undefined ? 'in-process' : `guests (${guests})`;
     rows.push(
       { name: `burst, ${who}: close -> last order p50`, value: Number(percentile(m.closeToLastMs, 50).toFixed(2)), unit: 'ms', note: `all ${MARKETS.length} kline jobs of a close at once; ${MARKETS.length * 3} orders queue behind each other (max ${(m.closeToLastMs.at(-1) ?? NaN).toFixed(1)} ms)` },
       { name: `burst, ${who}: orders per second`, value: Math.round(m.lat.length / (m.elapsed / 1000)), unit: 'orders/s' },
     );
-    if (guests) rows.push({ name: 'burst, guests: messages per guest per close', value: Number((m.messagesPerGuestPerClose ?? NaN).toFixed(1)), unit: 'messages', note: `${MARKETS.length} candles per guest per close; one batch out per guest at a time` });
+    if (guests !== undefined) rows.push({ name: `burst, ${who}: messages per guest per close`, value: Number((m.messagesPerGuestPerClose ?? NaN).toFixed(1)), unit: 'messages', note: `${MARKETS.length} candles per guest per close; one batch out per guest at a time` });
   }
   const floor = await noiseFloor(MARKETS.length * 3 * ROUNDS, p50);
   rows.push({

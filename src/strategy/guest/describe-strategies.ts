@@ -104,6 +104,7 @@ function describeFile(dir: string, name: string, config: Readonly<Record<string,
     });
     const timer = setTimeout(() => finish(failed(`did not load within ${o.timeoutMs ?? 10_000} ms`)), o.timeoutMs ?? 10_000);
     timer.unref();
+    channel.hold(true); // the answer is awaited
     channel.post({ type: 'describe', dir, file: name, config: toWire(config) });
   });
 }

@@ -18,6 +18,11 @@ export const GUEST_ISOLATIONS: readonly GuestIsolation[] = ['process', 'thread']
 
 export interface GuestChannel {
   post(message: ToGuest): void;
+  /**
+   * Keeps the event loop alive while an answer is awaited (true) or not (false). A guest never keeps
+   * the daemon from exiting once nothing waits on it; while something does, its answer must arrive.
+   */
+  hold(waiting: boolean): void;
   /** Ends the guest (SIGKILL / terminate) without waiting on its code. */
   kill(): Promise<void>;
 }
@@ -65,6 +70,7 @@ function threadChannel(o: ChannelOptions): GuestChannel {
   worker.on('exit', (code) => end(`thread exited (code ${code})`));
   return {
     post: (m) => worker.postMessage(m),
+    hold: (waiting) => { if (waiting) worker.ref(); else worker.unref(); },
     kill: async () => { await worker.terminate().catch(() => undefined); },
   };
 }
@@ -95,8 +101,9 @@ function processChannel(o: ChannelOptions): GuestChannel {
       `--max-old-space-size=${o.heapMb}`, '--max-semi-space-size=16', '--no-warnings',
     ],
   });
+  const ipc = child.channel as { ref?: () => void; unref?: () => void } | null | undefined;
   child.unref();
-  (child.channel as { unref?: () => void } | undefined)?.unref?.(); // the daemon's shutdown never waits on a guest
+  ipc?.unref?.(); // the daemon's shutdown never waits on a guest
   child.on('message', (m) => o.onMessage(m as FromGuest));
   child.on('error', (err) => end(`process error: ${err.message}`));
   child.on('exit', (code, signal) => end(`process exited (${signal === null ? `code ${code}` : signal})`));
@@ -104,8 +111,10 @@ function processChannel(o: ChannelOptions): GuestChannel {
     post: (m) => {
       if (child.connected) child.send(m);
     },
+    hold: (waiting) => { if (waiting) ipc?.ref?.(); else ipc?.unref?.(); },
     kill: () => new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.ref(); // SIGKILL ends it at once: waiting for that is never waiting on the guest's code
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     }),

@@ -304,7 +304,12 @@ class Guest {
         this.kill(worker);
       }, deadlineMs);
       timer.unref();
-      this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
+      if (this.pending.size === 0) worker.hold(true);
+      this.pending.set(id, (r) => {
+        clearTimeout(timer);
+        if (this.pending.size === 0) worker.hold(false);
+        resolve(r);
+      });
       const message: ToGuest = { type: 'candles', id, interval: this.loaded.interval, nowMs: this.o.clock.nowMs(), items, warm };
       worker.post(message);
     });
@@ -409,6 +414,8 @@ class Guest {
     const timer = setTimeout(() => { if (!started) { settle('module did not load in time'); this.kill(channel); } }, this.o.startMs ?? 10_000);
     timer.unref();
     this.worker = channel;
+    channel.hold(true);
+    void loadedOrNot.then(() => { if (this.pending.size === 0) channel.hold(false); });
     const init: ToGuest = { type: 'init', dir: this.o.dir, name, config: toWire({ ...this.o.configFor(name), interval: this.loaded.interval }) };
     channel.post(init);
     return loadedOrNot;

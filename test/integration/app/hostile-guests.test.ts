@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DaemonProcess, paperConfig, requireBuild, ROOT, writeConfig, type LogLine } from './daemon-process';
 
 /**
- * Hostile strategy modules dropped into a real paper daemon (child process): a secret reader, a
+ * Hostile strategy modules dropped into a real paper daemon (child process): a secret reader, an fs
+ * reader (its environment, the daemon's, the secret file), a
  * spinner (from its third candle), one calling process.exit, a heap bomb and an importer of daemon
  * internals, beside a well-behaved one. The secret stays invisible, /healthz answers throughout, the
  * steady strategy keeps trading, each hostile guest is counted and paused (metrics), and SIGTERM
@@ -16,13 +19,19 @@ const HOSTILE = ['spinner', 'exiter', 'heap-bomb'];
 
 let config: ReturnType<typeof writeConfig>;
 let daemon: DaemonProcess | undefined;
+let secretDir: string;
+let secretFile: string;
 
 beforeAll(() => {
   requireBuild();
+  // The API secret as a mounted secret file (TRADEBOT_API_SECRET_FILE): fs-reader knows its path.
+  secretDir = mkdtempSync(path.join(tmpdir(), 'tradebot-hostile-secret-'));
+  secretFile = path.join(secretDir, 'api-secret');
+  writeFileSync(secretFile, SECRET, { mode: 0o600 });
   config = writeConfig(paperConfig({
     strategies: {
       dir: path.join(ROOT, 'test/fixtures/guests'), timeBudgetMs: 1000, maxConsecutiveFailures: 3, guestHeapMb: 32,
-      enabled: ['steady', 'secret-reader', ...HOSTILE].map((name) => ({ name })),
+      enabled: [...['steady', 'secret-reader', ...HOSTILE].map((name) => ({ name })), { name: 'fs-reader', params: { secretFile } }],
     },
   }));
 });
@@ -30,6 +39,7 @@ beforeAll(() => {
 afterAll(async () => {
   await daemon?.kill();
   config.cleanup();
+  rmSync(secretDir, { recursive: true, force: true });
 });
 
 function metricValue(text: string, name: string, strategy: string, extra = ''): number {
@@ -39,7 +49,7 @@ function metricValue(text: string, name: string, strategy: string, extra = ''): 
 }
 
 test('hostile guests affect only themselves', async () => {
-  daemon = new DaemonProcess(['run', '--config', config.file], { TRADEBOT_API_SECRET: SECRET, TRADEBOT_API_KEY: 'hostile-test-key' });
+  daemon = new DaemonProcess(['run', '--config', config.file], { TRADEBOT_API_SECRET_FILE: secretFile, TRADEBOT_API_KEY: 'hostile-test-key' });
   await daemon.waitForLine(msg('tradebot started'), 30_000, 'start');
   const refused = daemon.lines.find((l) => l.msg.startsWith('strategy not loaded') && String(l['file']).endsWith('importer.ts'));
   expect(refused?.msg).toMatch(/daemon internal/);
@@ -77,6 +87,11 @@ test('hostile guests affect only themselves', async () => {
   const hunts = daemon.lines.filter(msg('secret hunt'));
   expect(hunts.length).toBeGreaterThan(0);
   expect(hunts.every((l) => (l['guest'] as { found: string; keys: number }).found === 'nothing' && (l['guest'] as { keys: number }).keys === 0)).toBe(true);
+
+  // fs-reader: its own environment, the daemon's (/proc/<ppid>/environ) and the secret file: all refused.
+  const fsHunts = daemon.lines.filter(msg('fs hunt'));
+  expect(fsHunts.length).toBeGreaterThan(0);
+  for (const l of fsHunts) expect(l['guest']).toEqual({ self: 'refused: ERR_ACCESS_DENIED', parent: 'refused: ERR_ACCESS_DENIED', secretFile: 'refused: ERR_ACCESS_DENIED' });
 
   // SIGTERM: the daemon stops cleanly within its grace delay (stop() reports "clean" only then).
   daemon.signal('SIGTERM');
