@@ -1,4 +1,4 @@
-import { ExchangeValidationError } from '../domain/errors';
+import { BadResponseError, ExchangeValidationError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 import type { OcoReport, OrderReport } from '../domain/order';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -40,7 +40,7 @@ export class OrderLocator {
       const hit = active.find((o) => matches(record, o));
       if (hit) return { where: 'active', report: hit };
     } else {
-      const ocos = useSnapshot ? snapshot.ocos : await this.ocosOf(record.market);
+      const ocos = useSnapshot ? snapshot.ocos : await this.ocosOf(record.market, []);
       for (const oco of ocos) {
         const leg = record.kind === 'oco_sl' ? oco.stopLoss : oco.takeProfit;
         const byOco = record.ocoId !== undefined && oco.id === record.ocoId;
@@ -58,8 +58,8 @@ export class OrderLocator {
     const active: OrderReport[] = [];
     const ocos: OcoReport[] = [];
     for (const market of set) {
-      active.push(...(await pages((offset) => this.exchange.fetchActiveOrders({ market, limit: PAGE, offset }))));
-      ocos.push(...(await this.ocosOf(market)));
+      await pages(active, `active orders of ${market}`, (offset) => this.exchange.fetchActiveOrders({ market, limit: PAGE, offset }));
+      await this.ocosOf(market, ocos);
     }
     return { markets: set, active, ocos };
   }
@@ -70,8 +70,8 @@ export class OrderLocator {
       : this.exchange.fetchActiveOrders({ market: record.market, clientOrderId: exchangeClientOrderId(record) });
   }
 
-  private ocosOf(market: MarketName): Promise<OcoReport[]> {
-    return pages((offset) => this.exchange.fetchActiveOcoOrders({ market, limit: PAGE, offset }));
+  private ocosOf(market: MarketName, into: OcoReport[]): Promise<OcoReport[]> {
+    return pages(into, `OCOs of ${market}`, (offset) => this.exchange.fetchActiveOcoOrders({ market, limit: PAGE, offset }));
   }
 
   private async historyOf(record: OrderRecord): Promise<OrderReport[]> {
@@ -98,12 +98,22 @@ function isHistoryNotFound(err: ExchangeValidationError): boolean {
   return fields.some(([field, messages]) => field.toLowerCase() === 'orderhistory' || messages.some((m) => /was not found/i.test(m)));
 }
 
-async function pages<T>(fetchPage: (offset: number) => Promise<T[]>): Promise<T[]> {
-  const all: T[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await fetchPage(offset);
-    all.push(...page);
-    // No total in these answers: a short page is the last one. The cap bounds a misbehaving venue.
-    if (page.length < PAGE || offset >= 10_000) return all;
+/** Most pages read of one list: 100 pages of 100 = 10,000 open orders in one market. */
+export const MAX_PAGES = 100;
+
+/**
+ * Appends every page of a list to `into`, row by row (never spreading a page into a call). No total in
+ * these answers: a short page is the last one. A list still going after MAX_PAGES is refused with
+ * BadResponseError rather than returned cut short: a partial view would make the reconciler think
+ * orders are gone.
+ */
+export async function pages<T>(into: T[], what: string, fetchPage: (offset: number) => Promise<readonly T[]>): Promise<T[]> {
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const page = await fetchPage(n * PAGE);
+    for (const row of page) into.push(row);
+    if (page.length < PAGE) return into;
   }
+  throw new BadResponseError(`${what}: more than ${MAX_PAGES} pages of ${PAGE} rows; refusing a partial list`, {
+    reason: 'page cap', maxPages: MAX_PAGES, pageSize: PAGE,
+  });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Decimal } from '../../domain/decimal';
 import type { DealReport, HistoryOrderReport, KillSwitchTimer, OcoReport, OrderReport } from '../../domain/order';
 import type { ShapeNames, ShapeTable } from '../wire/answer-shapes';
-import { dec, optionalClientOrderId, seconds, wireObject } from './response-fields';
+import { cappedArray, cappedByMarket, dec, MAX_ROWS, optionalClientOrderId, seconds, wireObject } from './response-fields';
 
 /**
  * Order-shaped answers (order creation/cancel, active lists, OCO, history, deals, kill-switch), read
@@ -84,7 +84,7 @@ function ocoReport(shapes: ShapeTable, legs: 'ocoLeg' | 'ocoListLeg'): z.ZodType
  */
 function historyList(names: ShapeNames<'historyOrder'>): z.ZodType<HistoryOrderReport[]> {
   const row = wireObject(names, { ...reportFields, left: dec.optional(), finishedAt: seconds.optional() });
-  return z.record(z.string(), z.array(row)).transform((byMarket) =>
+  return cappedByMarket(row, MAX_ROWS.history).transform((byMarket) =>
     Object.entries(byMarket).flatMap(([market, rows]) => rows.map((r): HistoryOrderReport => {
       const left = r.left ?? Decimal.max(r.amount.minus(r.dealStock), 0);
       return { ...toOrderReport({ ...r, left }, market), finishedAt: r.finishedAt };
@@ -103,7 +103,7 @@ function dealList(names: ShapeNames<'deal'>): z.ZodType<DealReport[]> {
     id: r.id, orderId: r.orderId, clientOrderId: r.clientOrderId, market, side: r.side, time: r.time,
     amount: r.amount, price: r.price, deal: r.deal, fee: r.fee, role: r.role === 1 ? 'maker' : 'taker',
   });
-  return z.union([z.array(row), z.record(z.string(), z.array(row))]).transform((v) =>
+  return z.union([cappedArray(row, MAX_ROWS.history), cappedByMarket(row, MAX_ROWS.history)]).transform((v) =>
     Array.isArray(v) ? v.map((r) => toDeal(r, '')) : Object.entries(v).flatMap(([market, rows]) => rows.map((r) => toDeal(r, market))),
   );
 }
@@ -122,10 +122,10 @@ export function orderAnswers(shapes: ShapeTable) {
   const killSwitchTimer = timer(shapes.killSwitchTimer);
   return {
     order,
-    orderList: z.array(order),
+    orderList: cappedArray(order, MAX_ROWS.orders),
     createdOco: ocoReport(shapes, 'ocoLeg'),
     canceledOco: listedOco,
-    ocoList: z.array(listedOco),
+    ocoList: cappedArray(listedOco, MAX_ROWS.orders),
     historyList: historyList(shapes.historyOrder),
     dealList: dealList(shapes.deal),
     /** Set/refresh answers the timer; delete answers `[]`. */

@@ -60,3 +60,21 @@ export const optionalClientOrderId = z
   .string()
   .nullish()
   .transform((v) => (v === '' || v === null || v === undefined ? undefined : v));
+
+/**
+ * Row caps of list answers: the API's documented page maximum. An answer with more rows is not a page
+ * of this API (a hostile or broken server), so it is a BadResponseError, counted before any row is parsed.
+ */
+export const MAX_ROWS = { kline: 1440, orders: 100, history: 500, markets: 10_000 } as const;
+
+/** An array of at most `max` rows, each parsed by `row` (the count is checked first, cheaply). */
+export function cappedArray<T extends z.ZodType>(row: T, max: number): z.ZodType<z.output<T>[]> {
+  return z.array(z.unknown()).max(max, `more than ${max} rows (the API's page maximum)`).pipe(z.array(row)) as unknown as z.ZodType<z.output<T>[]>;
+}
+
+/** Rows keyed by market (history, deals): at most `max` rows in all. */
+export function cappedByMarket<T extends z.ZodType>(row: T, max: number): z.ZodType<Record<string, z.output<T>[]>> {
+  return z.record(z.string(), z.array(z.unknown()))
+    .refine((byMarket) => Object.values(byMarket).reduce((n, rows) => n + rows.length, 0) <= max, `more than ${max} rows (the API's page maximum)`)
+    .pipe(z.record(z.string(), z.array(row))) as unknown as z.ZodType<Record<string, z.output<T>[]>>;
+}

@@ -7,7 +7,7 @@ import { SHARED_SHAPES, type ShapeTable } from '../wire/answer-shapes';
 import type { Dialect, DialectName } from '../wire/dialect';
 import type { EndpointId } from './endpoints';
 import { orderAnswers } from './order-responses';
-import { dec, intLike, optionalClientOrderId, percentAsRatio, wireObject } from './response-fields';
+import { cappedArray, dec, intLike, MAX_ROWS, optionalClientOrderId, percentAsRatio, wireObject } from './response-fields';
 
 /**
  * zod schemas of every answer, read under one dialect's field names (wire/) and mapped into the
@@ -29,7 +29,7 @@ function answerSchemas(shapes: ShapeTable) {
   const klineRow = z.tuple([z.number().int().nonnegative(), dec, dec, dec, dec, dec, dec]).transform(
     ([time, open, close, high, low, volume, volumeMoney]): Candle => ({ time, open, high, low, close, volume, volumeMoney }),
   );
-  const kline = wireObject(shapes.v1Envelope, { success: z.literal(true), message: z.string().nullish(), result: z.array(klineRow) })
+  const kline = wireObject(shapes.v1Envelope, { success: z.literal(true), message: z.string().nullish(), result: cappedArray(klineRow, MAX_ROWS.kline) })
     .transform((r) => r.result);
 
   // Sample (docs, GET /api/v4/public/markets):
@@ -93,7 +93,7 @@ function answerSchemas(shapes: ShapeTable) {
     kline,
     ping: pingResult,
     time: timeResult,
-    markets: z.array(marketRow),
+    markets: cappedArray(marketRow, MAX_ROWS.markets),
     tradeBalance,
     mainBalance,
     collateralBalance,

@@ -159,4 +159,19 @@ describe('hostile exchange server', () => {
     expect(err).toBeInstanceOf(BadResponseError);
     expect(err.message).toContain('unexpected shape');
   });
+
+  test('a list answer with more rows than the API pages hold (1,441 klines, 101 active orders) is BadResponseError', async () => {
+    const row = [1_700_000_000, '1', '1', '1', '1', '1', '1'];
+    const order = { orderId: 1, clientOrderId: '', market: 'BTC_USDT', side: 'buy', type: 'stop limit', timestamp: 1, dealMoney: '0', dealStock: '0', amount: '1', takerFee: '0', makerFee: '0', left: '1', dealFee: '0', price: '1', activation_price: '1' };
+    const s = await server((req) => (req.url.startsWith('/api/v1/public/kline')
+      ? { body: { success: true, message: null, result: new Array(1441).fill(row) } }
+      : { body: new Array(101).fill(order) }));
+    const one = { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } };
+    const kline = (await client(s.url, one).fetchCandles({ market: 'BTC_USDT' }).catch((e: unknown) => e)) as TradebotError;
+    expect(kline).toBeInstanceOf(BadResponseError);
+    expect(kline.message).toContain('more than 1440 rows');
+    const orders = (await client(s.url, one).fetchActiveOrders({ market: 'BTC_USDT' }).catch((e: unknown) => e)) as TradebotError;
+    expect(orders).toBeInstanceOf(BadResponseError);
+    expect(orders.message).toContain('more than 100 rows');
+  });
 });
