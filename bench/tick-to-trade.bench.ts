@@ -20,7 +20,8 @@ import { prepareStrategy, type LoadedStrategy } from '../src/strategy/prepare-st
 import { StrategyHost } from '../src/strategy/strategy-host';
 import { GuestHost } from '../src/strategy/guest/guest-host';
 import type { GuestIsolation } from '../src/strategy/guest/guest-channel';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { loadStrategies } from '../src/strategy/strategy-loader';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,6 +114,34 @@ async function childRssMiB(): Promise<number> {
   const out = execFileSync('ps', ['-o', 'rss=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   const nodes = out.split('\n').map((l) => l.trim().split(/\s+/)).filter(([, comm]) => comm === 'node');
   return nodes.reduce((sum, [rss]) => sum + Number(rss), 0) / 1024;
+}
+
+/**
+ * The boundary's own floor: the same number of sequential round trips (one small message to each of 3
+ * idle echo guests at once, all answers awaited) with no daemon code on either side: what waking 3
+ * processes or threads and being woken back costs on this machine, before any work.
+ */
+async function roundTripFloor(isolation: GuestIsolation, trips: number): Promise<number[]> {
+  const echo = isolation === 'process'
+    ? Array.from({ length: 3 }, () => spawn(process.execPath, ['-e', 'process.on("message", (m) => process.send(m))'], { env: {}, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced' }))
+    : Array.from({ length: 3 }, () => new Worker('require("node:worker_threads").parentPort.on("message", (m) => require("node:worker_threads").parentPort.postMessage(m))', { eval: true, env: {} }));
+  const trip = (g: (typeof echo)[number], m: unknown) => new Promise<void>((resolve) => {
+    g.once('message', () => resolve());
+    if (g instanceof Worker) g.postMessage(m);
+    else g.send(m as object);
+  });
+  const msg = { type: 'candles', id: 1, interval: '1m', nowMs: 0, items: [{ market: 'M0_USDT', candle: [0, '100.1', '100.6', '99.6', '100.2', '10', '1000'], view: {} }], warm: false };
+  const lat: number[] = [];
+  for (let i = 0; i < trips + 500; i++) {
+    const t0 = performance.now();
+    await Promise.all(echo.map((g) => trip(g, msg)));
+    if (i >= 500) lat.push(performance.now() - t0);
+  }
+  for (const g of echo) {
+    if (g instanceof Worker) await g.terminate();
+    else g.kill('SIGKILL');
+  }
+  return lat.sort((a, b) => a - b);
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -296,6 +325,13 @@ export async function run(): Promise<BenchRow[]> {
       { name: `burst, ${who}: orders per second`, value: Math.round(m.lat.length / (m.elapsed / 1000)), unit: 'orders/s' },
     );
     if (guests !== undefined) rows.push({ name: `burst, ${who}: messages per guest per close`, value: Number((m.messagesPerGuestPerClose ?? NaN).toFixed(1)), unit: 'messages', note: `${MARKETS.length} candles per guest per close; one batch out per guest at a time` });
+  }
+  for (const isolation of ['process', 'thread'] as const) {
+    const trips = await roundTripFloor(isolation, MARKETS.length * ROUNDS);
+    rows.push({
+      name: `boundary floor (${isolation}): 3 echo round trips p99`, value: Number(percentile(trips, 99).toFixed(3)), unit: 'ms',
+      note: `${trips.length} sequential trips to 3 idle echo ${isolation === 'process' ? 'processes' : 'threads'} at once, no daemon code (p50 ${percentile(trips, 50).toFixed(3)} ms): below this no guest p99 can go`,
+    });
   }
   const floor = await noiseFloor(MARKETS.length * 3 * ROUNDS, p50);
   rows.push({
