@@ -145,7 +145,24 @@ async function noiseFloor(steps: number, stepMs: number): Promise<number[]> {
   return lat.sort((a, b) => a - b);
 }
 
-async function measure(fullRefresh: boolean, guests = false): Promise<{ lat: number[]; elapsed: number; gc: GcStats; rssPerGuestMiB?: number }> {
+interface Measured {
+  lat: number[];
+  elapsed: number;
+  gc: GcStats;
+  rssPerGuestMiB?: number;
+  /** Per measured round: its start (the jobs of one close fired) -> the last order of that close. */
+  closeToLastMs: number[];
+  /** Messages to the guests per guest and candle close (GuestHost batches). */
+  messagesPerGuestPerClose?: number;
+}
+
+/**
+ * `burst`: the kline jobs of one close run concurrently, as the daemon's scheduler fires them (every
+ * market's job at the same instant); otherwise one after the other, which isolates the path's own
+ * latency (the tick-to-trade goal). In a burst every order of the close queues behind the ones before
+ * it, in-process or not: what matters there is close -> last order and how many messages cross.
+ */
+async function measure(fullRefresh: boolean, guests = false, burst = false): Promise<Measured> {
   const start = 1_700_000_040 * 1000;
   const clock = new DrivenMarketClock(start);
   const exchange = new InstantExchange(clock);
@@ -170,11 +187,15 @@ async function measure(fullRefresh: boolean, guests = false): Promise<{ lat: num
   let host: StrategyHost | GuestHost;
   let guestDir: string | undefined;
   let rssPerGuestMiB: number | undefined;
+  let messages = 0;
   if (guests) {
     guestDir = benchModules(strategies.map((s) => s.name));
     const dir = guestDir;
     const rssBefore = process.memoryUsage().rss;
-    const guestHost = new GuestHost({ strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250 });
+    const guestHost = new GuestHost({
+      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250,
+      events: { onBatch: () => { messages++; } },
+    });
     await guestHost.start();
     rssPerGuestMiB = (process.memoryUsage().rss - rssBefore) / 3 / 1024 / 1024;
     host = guestHost;
@@ -201,20 +222,30 @@ async function measure(fullRefresh: boolean, guests = false): Promise<{ lat: num
   await flow.warmUp();
   const jobs = flow.jobs();
   const signal = new AbortController().signal;
+  const closeToLastMs: number[] = [];
   const rounds = async (n: number): Promise<void> => {
     for (let round = 0; round < n; round++) {
       clock.advanceMs(60_000);
-      for (const job of jobs) await job.run({ job: job.name, scheduledAtMs: clock.nowMs(), signal });
+      const began = performance.now();
+      const run = (job: (typeof jobs)[number]) => job.run({ job: job.name, scheduledAtMs: clock.nowMs(), signal });
+      if (burst) await Promise.all(jobs.map(run));
+      else for (const job of jobs) await run(job);
+      closeToLastMs.push(performance.now() - began);
     }
   };
   await rounds(WARMUP_ROUNDS);
   exchange.latenciesMs.length = 0;
+  closeToLastMs.length = 0;
+  messages = 0;
   const t0 = performance.now();
   const { gc } = await withGcStats(() => rounds(ROUNDS));
   const elapsed = performance.now() - t0;
   if (host instanceof GuestHost) await host.close();
   if (guestDir !== undefined) rmSync(guestDir, { recursive: true, force: true });
-  return { lat: [...exchange.latenciesMs].sort((a, b) => a - b), elapsed, gc, ...(rssPerGuestMiB === undefined ? {} : { rssPerGuestMiB }) };
+  return {
+    lat: [...exchange.latenciesMs].sort((a, b) => a - b), elapsed, gc, closeToLastMs: closeToLastMs.sort((a, b) => a - b),
+    ...(rssPerGuestMiB === undefined ? {} : { rssPerGuestMiB, messagesPerGuestPerClose: messages / 3 / ROUNDS }),
+  };
 }
 
 export async function run(): Promise<BenchRow[]> {
@@ -246,6 +277,16 @@ export async function run(): Promise<BenchRow[]> {
       { name: `guests: GC pauses (daemon thread)${variant}`, value: gc.count, unit: 'pauses', note: `total ${gc.totalMs.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms` },
       { name: `guests: memory per worker (RSS growth / 3)${variant}`, value: Number((rssPerGuestMiB ?? NaN).toFixed(1)), unit: 'MiB', note: 'after loading the module in the thread' },
     );
+  }
+  // Burst, as the daemon fires a close's kline jobs: in-process and guests side by side.
+  for (const guests of [false, true]) {
+    const m = await measure(false, guests, true);
+    const who = guests ? 'guests' : 'in-process';
+    rows.push(
+      { name: `burst, ${who}: close -> last order p50`, value: Number(percentile(m.closeToLastMs, 50).toFixed(2)), unit: 'ms', note: `all ${MARKETS.length} kline jobs of a close at once; ${MARKETS.length * 3} orders queue behind each other (max ${(m.closeToLastMs.at(-1) ?? NaN).toFixed(1)} ms)` },
+      { name: `burst, ${who}: orders per second`, value: Math.round(m.lat.length / (m.elapsed / 1000)), unit: 'orders/s' },
+    );
+    if (guests) rows.push({ name: 'burst, guests: messages per guest per close', value: Number((m.messagesPerGuestPerClose ?? NaN).toFixed(1)), unit: 'messages', note: `${MARKETS.length} candles per guest per close; one batch out per guest at a time` });
   }
   const floor = await noiseFloor(MARKETS.length * 3 * ROUNDS, p50);
   rows.push({

@@ -1,6 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import type { Candle } from '../domain/candle';
 import { parseDecimal } from '../domain/decimal';
 import { InvalidDecimalError } from '../domain/errors';
@@ -66,6 +65,8 @@ export function formatCsvRow(candle: Candle): string {
  * times strictly increase (gaps are allowed and kept: nothing is invented).
  */
 export async function* readCsvRows(path: string): AsyncGenerator<CsvCandleRow> {
+  // Required here: the backtest reads CSV columns (csv-columns.ts) and only needs CSV_HEADER from this file.
+  const { createInterface } = require('node:readline') as typeof import('node:readline');
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   let lineNo = 0;
   let lastTime = -1;

@@ -5,6 +5,8 @@ import { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
 import type { BacktestFill, CandlesByMarket, EquityPoint, StartBalances } from './types';
+import { addScaled, formatScaled, mulScaled, scaledOf, scaledOfDouble, type Scaled } from './scaled-decimal';
+import { CLOSE, ColumnCandle } from '../../market-data/csv-columns';
 
 interface MarketBook {
   readonly market: MarketName;
@@ -23,6 +25,9 @@ interface Holdings {
   /** Per book (in the order of the curve's books): the base balance, zero when flat. */
   readonly bases: readonly Decimal[];
   readonly basesF: readonly number[];
+  /** Built on the first equityText() of the stretch: the text when flat, else the scaled balances. */
+  text?: string | undefined;
+  scaled?: { readonly quote: Scaled; readonly bases: readonly (Scaled | undefined)[] } | null | undefined;
 }
 
 /**
@@ -43,6 +48,29 @@ class CurvePoint implements EquityPoint {
       sum = sum.plus(base.times(p instanceof Decimal ? p : p.close));
     }
     return sum;
+  }
+
+  /** `equity.toString()`, computed in scaled integers (exact) instead of Decimals; the flat text once per stretch. */
+  equityText(): string {
+    const h = this.holdings;
+    if (h.basesF.every((b) => b === 0) && h.bases.every((b) => b.isZero())) return (h.text ??= h.quote.toString());
+    if (h.scaled === undefined) {
+      const quote = scaledOf(h.quote);
+      const bases = h.bases.map((b) => (b.isZero() ? undefined : scaledOf(b)));
+      h.scaled = quote === undefined || bases.some((b, i) => b === undefined && !(h.bases[i] as Decimal).isZero()) ? null : { quote, bases };
+    }
+    const sc = h.scaled;
+    if (sc === null) return this.equity.toString();
+    let sum = sc.quote;
+    for (let i = 0; i < sc.bases.length; i++) {
+      const base = sc.bases[i];
+      if (base === undefined) continue;
+      const p = Array.isArray(this.prices) ? (this.prices as readonly (Decimal | Candle)[])[i] as Decimal | Candle : this.prices as Decimal | Candle;
+      const price = p instanceof ColumnCandle ? scaledOfDouble(p.value(CLOSE)) : scaledOf(p instanceof Decimal ? p : p.close);
+      if (price === undefined) return this.equity.toString();
+      sum = addScaled(sum, mulScaled(base, price));
+    }
+    return formatScaled(sum);
   }
 }
 
@@ -98,7 +126,7 @@ export function buildEquityCurve(
     book.baseBalance = book.baseBalance.plus(amount);
   }
 
-  const times = [...new Set([...books.values()].flatMap((b) => b.candles.map((c) => c.time)))].sort((a, b) => a - b);
+  const times = unionOfTimes([...books.values()].map((b) => b.candles));
   const startTime = times[0] as number;
   const lastClose = (times[times.length - 1] as number) + step;
   const sorted = [...fills].sort((a, b) => a.time - b.time);
@@ -164,5 +192,24 @@ function assertQuotedIn(market: MarketName, quoteCurrency: string): void {
   const suffix = `_${quoteCurrency}`;
   if (!market.endsWith(suffix) || market.length === suffix.length) {
     throw new BacktestInputError(`market ${market} is not quoted in ${quoteCurrency}`, { field: 'candles', market });
+  }
+}
+
+/** The distinct open times of several ascending candle lists, ascending: a merge, no set and no sort (half a million candles a year). */
+function unionOfTimes(lists: readonly (readonly Candle[])[]): number[] {
+  const out: number[] = [];
+  const at = lists.map(() => 0);
+  for (;;) {
+    let t = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < lists.length; k++) {
+      const c = (lists[k] as readonly Candle[])[at[k] as number];
+      if (c !== undefined && c.time < t) t = c.time;
+    }
+    if (t === Number.POSITIVE_INFINITY) return out;
+    out.push(t);
+    for (let k = 0; k < lists.length; k++) {
+      const c = (lists[k] as readonly Candle[])[at[k] as number];
+      if (c !== undefined && c.time === t) at[k] = (at[k] as number) + 1;
+    }
   }
 }

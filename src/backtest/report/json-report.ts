@@ -16,7 +16,7 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
  * included (the backtester already has them); the full equity curve and fill list are.
  */
 export function toReportJson(result: BacktestResult): Record<string, Json> {
-  return { ...reportHead(result), equity: result.run.equity.map((p) => ({ time: p.time, equity: p.equity.toString() })) };
+  return { ...reportHead(result), equity: result.run.equity.map((p) => ({ time: p.time, equity: p.equityText === undefined ? p.equity.toString() : p.equityText() })) };
 }
 
 /** Everything but the equity curve (the last key, written point by point). */
@@ -65,7 +65,7 @@ export function* renderJsonChunks(result: BacktestResult): Generator<string> {
     let text = '';
     for (let i = start; i < end; i++) {
       const p = equity[i] as (typeof equity)[number];
-      text += `${i === 0 ? '' : ',\n'}    {\n      "time": ${JSON.stringify(p.time)},\n      "equity": ${JSON.stringify(p.equity.toString())}\n    }`;
+      text += `${i === 0 ? '' : ',\n'}    {\n      "time": ${JSON.stringify(p.time)},\n      "equity": ${JSON.stringify(p.equityText === undefined ? p.equity.toString() : p.equityText())}\n    }`;
     }
     yield text;
   }

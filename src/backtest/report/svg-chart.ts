@@ -51,7 +51,7 @@ export function renderLineChart(spec: LineChartSpec): string {
   const t0 = spec.from ?? spec.times[0] ?? 0;
   const t1 = spec.to ?? Math.max(spec.times[spec.times.length - 1] ?? 1, ...markers.map((m) => m.t));
   const extra = spec.series ?? [];
-  const [lo, hi] = valueRange([...spec.values, ...markers.map((m) => m.v), ...extra.flatMap((e) => e.values)]);
+  const [lo, hi] = valueRange([spec.values, markers.map((m) => m.v), ...extra.map((e) => e.values)]);
   const x = (t: number): number => MARGIN.left + ((t - t0) / (t1 > t0 ? t1 - t0 : 1)) * PLOT_W;
   const y = (v: number): number => MARGIN.top + (1 - (v - lo) / (hi - lo)) * plotH;
 
@@ -89,12 +89,16 @@ function marker(m: ChartMarker, px: number, py: number, size: number): string {
 }
 
 /** Value range padded by 5 % so the line and markers do not touch the frame. */
-function valueRange(values: readonly number[]): [number, number] {
+/** The padded range over several lists (not concatenated: each can hold half a million values). */
+function valueRange(lists: readonly (readonly number[])[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const v of values) {
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
+  for (const values of lists) {
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i] as number;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
   }
   if (!Number.isFinite(lo)) return [0, 1];
   if (hi === lo) return [lo - Math.max(1, Math.abs(lo) * 0.01), hi + Math.max(1, Math.abs(hi) * 0.01)];

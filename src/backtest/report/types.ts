@@ -51,6 +51,8 @@ export interface EquityPoint {
    * ratios read, so that they never convert half a million Decimals. Never used for money.
    */
   readonly value?: number;
+  /** `equity.toString()`, when the curve can write it faster than building the Decimal (report.json). */
+  equityText?(): string;
 }
 
 /** Everything the report needs from one backtest run. */

@@ -10,8 +10,8 @@ import { validateIntents, type StampedIntent } from '../intent-validation';
 import type { LoadedStrategy, StrategyConfig } from '../prepare-strategy';
 import type { StrategyLogger } from '../strategy';
 import type { StrategyHostEvents, StrategyHostView, StrategyStats } from '../strategy-host';
-import type { FromGuest, ToGuest } from './protocol';
-import { fromWire, toWire } from './wire';
+import type { CandleItem, FromGuest, ItemResult, ToGuest } from './protocol';
+import { candleToWire, fromWire, toWire } from './wire';
 
 /** What the candle flow needs of a strategy host: the in-process StrategyHost and GuestHost both fit. */
 export interface CandleHost {
@@ -27,6 +27,8 @@ export interface CandleHost {
 export interface GuestHostEvents extends StrategyHostEvents {
   /** A guest's thread was ended (overrun, crash, heap) and a fresh one is being started and re-warmed. */
   onRestart?(e: { strategy: string; reason: string }): void;
+  /** One message went to a guest carrying `candles` closed candles (a batch; re-warm excluded). */
+  onBatch?(e: { strategy: string; candles: number }): void;
 }
 
 export interface GuestHostOptions {
@@ -48,7 +50,8 @@ export interface GuestHostOptions {
   readonly startMs?: number | undefined;
 }
 
-type CallResult = { readonly intents: unknown; readonly failure: string | undefined } | { readonly dead: string };
+type CallResult = { readonly results: unknown } | { readonly dead: string };
+interface Queued { readonly market: MarketName; readonly candle: Candle; readonly resolve: (intents: readonly StampedIntent[]) => void }
 const EMPTY: readonly StampedIntent[] = Object.freeze([]);
 const DEFAULT_HEAP_MB = 128;
 const NOOP_LOGGER: StrategyLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -149,8 +152,9 @@ class Guest {
   private readonly maxFailures: number;
   private pending = new Map<number, (r: CallResult) => void>();
   private nextId = 1;
-  /** Calls of this guest run one at a time, in candle order. */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** Candles waiting for the batch in flight to come back; they go together, in arrival order. */
+  private queue: Queued[] = [];
+  private inFlight = false;
   /** Set while a fresh thread loads and re-warms: candles only go to the history meanwhile. */
   private restarting: Promise<void> | undefined;
   private closed = false;
@@ -175,9 +179,29 @@ class Guest {
     const ring = this.rings.get(market) as CandleRing;
     ring.push(candle);
     if (this.stats.paused || this.worker === undefined) return Promise.resolve(EMPTY);
-    const run = this.chain.then(() => this.call(market, candle));
-    this.chain = run.catch(() => undefined);
-    return run;
+    return new Promise((resolve) => {
+      this.queue.push({ market, candle, resolve });
+      this.pump();
+    });
+  }
+
+  /**
+   * At most one batch out per guest: an idle guest gets a candle at once (no added latency); the
+   * candles that arrive while it works go together in its next message (the daemon's kline jobs of
+   * one candle close answer within moments of each other, so that is usually all its markets at once).
+   */
+  private pump(): void {
+    if (this.inFlight || this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    this.inFlight = true;
+    void this.call(batch).then(
+      (results) => { for (let i = 0; i < batch.length; i++) (batch[i] as Queued).resolve(results[i] ?? EMPTY); },
+      () => { for (const q of batch) q.resolve(EMPTY); },
+    ).finally(() => {
+      this.inFlight = false;
+      this.pump();
+    });
   }
 
   pause(): void {
@@ -206,31 +230,58 @@ class Guest {
     if (w !== undefined) await w.terminate().catch(() => undefined);
   }
 
-  private async call(market: MarketName, candle: Candle): Promise<readonly StampedIntent[]> {
-    if (this.stats.paused || this.worker === undefined) return EMPTY;
+  /** One batch to the guest; per candle its stamped intents (empty for a failed one). */
+  private async call(batch: readonly Queued[]): Promise<(readonly StampedIntent[])[]> {
+    if (this.stats.paused || this.worker === undefined) return [];
     const name = this.loaded.name;
     const view = this.o.view ?? {};
-    const snapshot = {
-      balances: view.balances?.() ?? {},
-      openOrders: view.openOrders?.(name, market) ?? [],
-      marketInfo: view.marketInfo?.(market),
-      position: view.position?.(name, market, candle.close),
-      events: view.events?.(name, market) ?? [],
-    };
-    this.stats.calls++;
+    const items: CandleItem[] = batch.map(({ market, candle }) => ({
+      market,
+      candle: candleToWire(candle),
+      view: toWire({
+        balances: view.balances?.() ?? {},
+        openOrders: view.openOrders?.(name, market) ?? [],
+        marketInfo: view.marketInfo?.(market),
+        position: view.position?.(name, market, candle.close),
+        events: view.events?.(name, market) ?? [],
+      }),
+    }));
+    this.stats.calls += batch.length;
+    this.events.onBatch?.({ strategy: name, candles: batch.length });
     const started = performance.now();
-    const result = await this.send(market, candle, snapshot, false, this.budgetMs);
+    const deadlineMs = this.budgetMs * batch.length;
+    const result = await this.send(items, false, deadlineMs);
     const elapsedMs = performance.now() - started;
-    this.events.onDuration?.({ strategy: name, market, elapsedMs });
+    const first = batch[0] as Queued;
     if ('dead' in result) {
       if (result.dead === 'overrun') {
         this.stats.overruns++;
-        this.events.onOverrun?.({ strategy: name, market, candleTime: candle.time, elapsedMs, budgetMs: this.budgetMs });
+        this.events.onDuration?.({ strategy: name, market: first.market, elapsedMs });
+        this.events.onOverrun?.({ strategy: name, market: first.market, candleTime: first.candle.time, elapsedMs, budgetMs: deadlineMs });
+        this.failed(first.candle, 'overrun', `onCandle took over ${deadlineMs} ms for ${batch.length} candle(s) (${this.budgetMs} ms each): thread terminated`, first.market);
+      } else {
+        this.failed(first.candle, 'crashed', result.dead, first.market);
       }
-      return this.failed(candle, result.dead === 'overrun' ? 'overrun' : 'crashed', result.dead === 'overrun' ? `onCandle took over ${this.budgetMs} ms: thread terminated` : result.dead, market);
+      return [];
     }
-    if (result.failure !== undefined) return this.failed(candle, 'threw', result.failure, market);
-    const raw = fromWire(result.intents);
+    const out: (readonly StampedIntent[])[] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const { market, candle } = batch[i] as Queued;
+      const r = Array.isArray(result.results) ? (result.results[i] as Partial<ItemResult> | undefined) : undefined;
+      // The guest's own stopwatch, bounded by the batch's: it is only a metric, and the guest is not trusted.
+      const took = typeof r?.elapsedMs === 'number' && r.elapsedMs >= 0 && r.elapsedMs <= elapsedMs ? r.elapsedMs : elapsedMs / batch.length;
+      this.events.onDuration?.({ strategy: name, market, elapsedMs: took });
+      out.push(this.accept(market, candle, r));
+    }
+    return out;
+  }
+
+  /** One candle's answer from the guest: validated again here, stamped, counted. */
+  private accept(market: MarketName, candle: Candle, r: Partial<ItemResult> | undefined): readonly StampedIntent[] {
+    const name = this.loaded.name;
+    if (r === undefined || r === null || typeof r !== 'object') return this.failed(candle, 'crashed', 'no answer for this candle in the guest\'s reply', market);
+    if (r.failure !== undefined) return this.failed(candle, 'threw', String(r.failure), market);
+    const raw = fromWire(r.intents);
     if (Array.isArray(raw) && raw.length === 0) {
       this.stats.consecutiveFailures = 0;
       return EMPTY;
@@ -245,7 +296,7 @@ class Guest {
   }
 
   /** One message to the guest, answered within `deadlineMs` or the thread is terminated. */
-  private send(market: MarketName, candle: Candle, view: unknown, warm: boolean, deadlineMs: number): Promise<CallResult> {
+  private send(items: readonly CandleItem[], warm: boolean, deadlineMs: number): Promise<CallResult> {
     const worker = this.worker;
     if (worker === undefined) return Promise.resolve({ dead: 'no thread' });
     const id = this.nextId++;
@@ -257,9 +308,7 @@ class Guest {
       }, deadlineMs);
       timer.unref();
       this.pending.set(id, (r) => { clearTimeout(timer); resolve(r); });
-      const message: ToGuest = {
-        type: 'candle', id, market, interval: this.loaded.interval, candle: toWire(candle), nowMs: this.o.clock.nowMs(), view: toWire(view), warm,
-      };
+      const message: ToGuest = { type: 'candles', id, interval: this.loaded.interval, nowMs: this.o.clock.nowMs(), items, warm };
       worker.postMessage(message);
     });
   }
@@ -295,10 +344,12 @@ class Guest {
       const spawnFailure = await this.spawn();
       if (spawnFailure !== undefined) return this.failedDuringRestart(spawnFailure);
       for (const [market, ring] of this.rings) {
-        for (const candle of ring.toArray()) {
-          const r = await this.send(market, candle, { balances: {}, openOrders: [], marketInfo: this.o.view?.marketInfo?.(market), events: [] }, true, this.budgetMs);
-          if ('dead' in r) return this.failedDuringRestart(`re-warm: ${r.dead}`);
-        }
+        const history = ring.toArray();
+        if (history.length === 0) continue;
+        const view = toWire({ balances: {}, openOrders: [], marketInfo: this.o.view?.marketInfo?.(market), events: [] });
+        const items = history.map((candle): CandleItem => ({ market, candle: candleToWire(candle), view }));
+        const r = await this.send(items, true, this.budgetMs * items.length);
+        if ('dead' in r) return this.failedDuringRestart(`re-warm: ${r.dead}`);
       }
       this.restarting = undefined;
       if (!this.held) {
@@ -349,7 +400,7 @@ class Guest {
         if (m.type === 'result') {
           const done = this.pending.get(m.id);
           this.pending.delete(m.id);
-          done?.({ intents: m.intents, failure: m.failure });
+          done?.({ results: m.results });
           return;
         }
         if (m.type === 'log') {

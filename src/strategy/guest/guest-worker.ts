@@ -1,6 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
 import { ManualClock } from '../../core/clock';
-import type { Candle, Interval } from '../../domain/candle';
+import type { Interval } from '../../domain/candle';
 import type { Balances, MarketInfo } from '../../domain/market';
 import type { OpenOrderView } from '../open-order';
 import type { OrderEvent, PositionView } from '../order-feedback';
@@ -8,8 +9,8 @@ import type { StrategyConfig } from '../prepare-strategy';
 import { StrategyHost } from '../strategy-host';
 import type { StrategyLogger } from '../strategy';
 import { findStrategy } from '../strategy-loader';
-import type { FromGuest, ToGuest } from './protocol';
-import { fromWire, toWire, type Wire } from './wire';
+import type { CandleItem, CandlesMessage, FromGuest, ItemResult, ToGuest } from './protocol';
+import { candleFromWire, fromWire, toWire, type Wire } from './wire';
 
 /**
  * A guest: ONE strategy in a worker thread with an empty environment and a heap limit (see
@@ -74,25 +75,30 @@ port.on('message', (message: ToGuest) => {
     }
     return;
   }
-  void onCandle(message);
+  void onCandles(message);
 });
 
-async function onCandle(message: Extract<ToGuest, { type: 'candle' }>): Promise<void> {
-  if (host === undefined) {
-    send({ type: 'result', id: message.id, intents: [], failure: 'strategy not loaded' });
-    return;
-  }
+/** Runs a batch's candles one after the other (candle order), then answers once with every result. */
+async function onCandles(message: CandlesMessage): Promise<void> {
+  const results: ItemResult[] = [];
+  for (const item of message.items) results.push(await runOne(item, message));
+  send({ type: 'result', id: message.id, results });
+}
+
+async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemResult> {
+  if (host === undefined) return { intents: [], failure: 'strategy not loaded', elapsedMs: 0 };
+  const started = performance.now();
   clock.setMs(message.nowMs);
-  view = fromWire(message.view) as View;
+  view = fromWire(item.view) as View;
   failure = undefined;
-  const stamped = await host.handleCandle(message.market, message.interval as Interval, fromWire(message.candle) as Candle);
+  const stamped = await host.handleCandle(item.market, message.interval as Interval, candleFromWire(item.candle));
   let intents: Wire = [];
-  if (!message.warm) {
+  if (!message.warm && stamped.length > 0) {
     try {
       intents = toWire(stamped.map((s) => s.intent));
     } catch (err) {
       failure = `invalid intents: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
-  send({ type: 'result', id: message.id, intents, failure });
+  return { intents, failure, elapsedMs: performance.now() - started };
 }

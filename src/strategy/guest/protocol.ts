@@ -1,4 +1,4 @@
-import type { Wire } from './wire';
+import type { Wire, WireCandle } from './wire';
 
 /** Parent -> guest: load the strategy (by name, from the module directory, with the config's overrides). */
 export interface InitMessage {
@@ -8,26 +8,40 @@ export interface InitMessage {
   readonly config: Wire;
 }
 
-/**
- * Parent -> guest: one closed candle with what the strategy may see (its balances, its own open
- * orders, position, events, market info). `warm`: history replayed after a restart; intents discarded.
- */
-export interface CandleMessage {
-  readonly type: 'candle';
-  readonly id: number;
+/** One closed candle for one market, with what the strategy may see when it runs on it. */
+export interface CandleItem {
   readonly market: string;
-  readonly interval: string;
-  readonly candle: Wire;
-  readonly nowMs: number;
+  readonly candle: WireCandle;
+  /** Its balances, its own open orders, position, events, market info (toWire). */
   readonly view: Wire;
+}
+
+/**
+ * Parent -> guest: a batch of closed candles (every candle that arrived while the guest's previous
+ * batch was out; one candle when the guest is idle), run one after the other, answered by ONE result
+ * carrying each candle's intents. `warm`: history replayed after a restart; intents discarded.
+ */
+export interface CandlesMessage {
+  readonly type: 'candles';
+  readonly id: number;
+  readonly interval: string;
+  readonly nowMs: number;
+  readonly items: readonly CandleItem[];
   readonly warm: boolean;
 }
 
-export type ToGuest = InitMessage | CandleMessage;
+export type ToGuest = InitMessage | CandlesMessage;
+
+/** One candle's answer: its intents (toWire), or why it failed, and how long onCandle took there. */
+export interface ItemResult {
+  readonly intents: Wire;
+  readonly failure?: string | undefined;
+  readonly elapsedMs: number;
+}
 
 /** Guest -> parent. */
 export type FromGuest =
   | { readonly type: 'ready' }
   | { readonly type: 'load_failed'; readonly reason: string }
-  | { readonly type: 'result'; readonly id: number; readonly intents: Wire; readonly failure?: string | undefined }
+  | { readonly type: 'result'; readonly id: number; readonly results: readonly ItemResult[] }
   | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly market: string; readonly obj: Wire; readonly msg?: string | undefined };

@@ -1,4 +1,5 @@
 import { Decimal } from '../../domain/decimal';
+import type { Candle } from '../../domain/candle';
 
 /**
  * Plain data across the guest boundary. Decimals become `{ $d: '1.23' }` (structured clone would drop
@@ -45,4 +46,16 @@ export function fromWire(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) out[k] = fromWire(v, depth + 1);
   return out;
+}
+
+/** A candle as seven strings (time first): the hot path's encoding, no per-field object walk. */
+export type WireCandle = readonly [time: number, open: string, high: string, low: string, close: string, volume: string, volumeMoney: string];
+
+export function candleToWire(c: Candle): WireCandle {
+  return [c.time, c.open.toString(), c.high.toString(), c.low.toString(), c.close.toString(), c.volume.toString(), c.volumeMoney.toString()];
+}
+
+/** Guest side only: candles come from the daemon (trusted), so no shape check beyond Decimal's own. */
+export function candleFromWire(w: WireCandle): Candle {
+  return { time: w[0], open: new Decimal(w[1]), high: new Decimal(w[2]), low: new Decimal(w[3]), close: new Decimal(w[4]), volume: new Decimal(w[5]), volumeMoney: new Decimal(w[6]) };
 }

@@ -53,3 +53,38 @@ describe('GuestHost', () => {
     }
   }, 60_000);
 });
+
+describe('GuestHost batches', () => {
+  test('candles that arrive while a guest works go in one message, each answered for its own market and candle', async () => {
+    const dir = 'test/fixtures/guests-batch';
+    const batches: number[] = [];
+    const host = new GuestHost({
+      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock: new ManualClock(0), timeBudgetMs: 5_000,
+      events: { onBatch: (e) => batches.push(e.candles) },
+    });
+    const markets = ['BTC_USDT', 'ETH_USDT', 'LTC_USDT'];
+    const at = (i: number, m: number): Candle => {
+      const p = new Decimal(100 * (m + 1) + i);
+      return { time: 1_700_000_000 + i * 60, open: p, high: p, low: p, close: p, volume: new Decimal(1), volumeMoney: p };
+    };
+    try {
+      await host.start();
+      for (let i = 0; i < 4; i++) {
+        // As the daemon's kline jobs of one candle close: all markets at once, not awaited one by one.
+        const answers = await Promise.all(markets.map((m, k) => host.handleCandle(m, '1m', at(i, k))));
+        answers.forEach((intents, k) => {
+          expect(intents).toHaveLength(1);
+          const x = intents[0]!;
+          expect([x.candleTime, x.intent.market, x.intent.kind === 'stop_limit' ? x.intent.price.toString() : '']).toEqual([at(i, k).time, markets[k], at(i, k).close.toString()]);
+        });
+      }
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(12);
+      // The first market of a close goes at once; the other two wait for it and go together.
+      expect(batches.length).toBeLessThan(12);
+      expect(Math.max(...batches)).toBeGreaterThan(1);
+      expect(host.stats('echo')).toMatchObject({ calls: 12, intents: 12, errors: 0 });
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
+});

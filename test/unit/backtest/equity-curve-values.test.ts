@@ -43,6 +43,7 @@ test('two real markets with a gap: exact equity at every point as Decimals, doub
   for (const candles of [decimalCandles, columnCandles]) {
     const curve = buildEquityCurve(fills, candles, { USDT: start }, 'USDT', '1m');
     expect(curve.map((p) => p.equity.toString())).toEqual(want.map(String));
+    expect(curve.map((p) => p.equityText!())).toEqual(want.map(String));
     for (const p of curve) expect(Math.abs(p.value! - p.equity.toNumber())).toBeLessThan(1e-12 * p.equity.toNumber());
     // The largest fall, exactly, as a Decimal walk finds it.
     let peak = want[0]!;
@@ -54,4 +55,17 @@ test('two real markets with a gap: exact equity at every point as Decimals, doub
     expect(fall.gt(0)).toBe(true);
     expect(maxDrawdown(curve).amount.toString()).toBe(fall.toString());
   }
+});
+
+test('scaled decimals format as Decimal does', () => {
+  const { addScaled, formatScaled, mulScaled, scaledOfText } = require('../../../src/backtest/report/scaled-decimal') as typeof import('../../../src/backtest/report/scaled-decimal');
+  const cases: Array<[string, string]> = [['0', '0'], ['-0.5', '2'], ['47310.83', '0.002113'], ['0.00000001', '0.1'], ['-12.340', '1000'], ['9899.71093624517', '-3']];
+  for (const [a, b] of cases) {
+    const x = scaledOfText(a)!;
+    const y = scaledOfText(b)!;
+    expect(formatScaled(addScaled(x, y))).toBe(new Decimal(a).plus(b).toString());
+    expect(formatScaled(mulScaled(x, y))).toBe(new Decimal(a).times(b).toString());
+    expect(formatScaled(x)).toBe(new Decimal(a).toString());
+  }
+  expect(scaledOfText('1e-7')).toBeUndefined();
 });
