@@ -134,7 +134,8 @@ describe('HttpExchangeClient over loopback HTTP', () => {
 
   test('no answer within timeoutMs -> RequestTimeoutError (order creation: one attempt)', async () => {
     const s = await server(() => ({ hang: true }));
-    const h = client(s.url, { timeoutMs: 150 });
+    // Long enough for the request to arrive on a loaded machine: the point is one attempt, then the error.
+    const h = client(s.url, { timeoutMs: 1500 });
     const err = await h.client.placeStopLimit(stopLimit).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RequestTimeoutError);
     expect(s.requests).toHaveLength(1);
