@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import ky from 'ky';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SystemClock } from '../src/core/clock';
@@ -59,7 +60,20 @@ class NodeHttpTransport implements Transport {
   }
 }
 
-async function drive(url: string, call: (c: HttpExchangeClient) => Promise<unknown>, transport?: NodeHttpTransport): Promise<{ perSecond: number; errors: number }> {
+/** ky over Node's global fetch (undici): the client's default transport before the keep-alive pool. */
+class KyGlobalFetchTransport implements Transport {
+  private readonly http = ky.create({ retry: 0, throwHttpErrors: false, timeout: 10_000 });
+
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    const res = await this.http(req.url, { method: req.method, headers: { Accept: 'application/json', ...req.headers }, ...(req.body === undefined ? {} : { body: req.body }) });
+    const text = await res.text();
+    let json: unknown = NOT_JSON;
+    try { json = text === '' ? NOT_JSON : JSON.parse(text); } catch { json = NOT_JSON; }
+    return { status: res.status, text, json };
+  }
+}
+
+async function drive(url: string, call: (c: HttpExchangeClient) => Promise<unknown>, transport?: Transport): Promise<{ perSecond: number; errors: number }> {
   const clock = new SystemClock();
   const clients = accounts.map((a) => new HttpExchangeClient({
     baseUrl: url, primaryRegion: 'global', credentials: { apiKey: a.apiKey, apiSecret: a.apiSecret },
@@ -136,8 +150,16 @@ export async function run(): Promise<BenchRow[]> {
       if (res.status !== 200) throw new Error(String(res.status));
     }, transport);
     rows.push({ name: 'trade-account/balance, raw signed requests, server on its own thread', value: raw.perSecond, unit: 'req/s', note: note(raw, 'node:http keep-alive, no client-side checks') });
+    // The client's default transport (ky over the node:http keep-alive pool), then ky over the global
+    // fetch (the default before it), each right after the node:http row above: one run, same load.
     const k = await drive(url, balance);
-    rows.push({ name: 'trade-account/balance, server on its own thread', value: k.perSecond, unit: 'req/s', note: note(k, 'default ky/fetch transport') });
+    rows.push({ name: 'trade-account/balance, server on its own thread', value: k.perSecond, unit: 'req/s', note: note(k, 'default transport: ky over the node:http keep-alive pool') });
+    const g = await drive(url, balance, new KyGlobalFetchTransport());
+    rows.push({ name: 'trade-account/balance, server on its own thread', value: g.perSecond, unit: 'req/s', note: note(g, 'ky over the global fetch (the default before)') });
+    const b2 = await drive(url, balance, transport);
+    rows.push({ name: 'trade-account/balance, server on its own thread (again)', value: b2.perSecond, unit: 'req/s', note: note(b2, 'node:http keep-alive') });
+    const k2 = await drive(url, balance);
+    rows.push({ name: 'trade-account/balance, server on its own thread (again)', value: k2.perSecond, unit: 'req/s', note: note(k2, 'default transport: ky over the node:http keep-alive pool') });
   } finally {
     transport.close();
     worker.postMessage('stop');

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -35,15 +35,20 @@ export class TranspileCache {
     }
   }
 
-  /** Written to a temporary name, then renamed: a reader never sees half a file. */
+  /** Written to a temporary name of its own (sweep workers share the pid), then renamed: a reader never sees half a file. */
   set(key: string, code: string): void {
+    const tmp = path.join(this.dir, `${key}.${process.pid}.${randomUUID()}.tmp`);
     try {
       mkdirSync(this.dir, { recursive: true });
-      const tmp = path.join(this.dir, `${key}.${process.pid}.tmp`);
       writeFileSync(tmp, code);
       renameSync(tmp, path.join(this.dir, `${key}.js`));
     } catch {
       // No cache (read-only install, full disk): transpiling again next time is the only cost.
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // The folder itself is unusable: nothing was left in it.
+      }
     }
   }
 }

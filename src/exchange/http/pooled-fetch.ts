@@ -20,8 +20,30 @@ export interface PooledFetchOptions {
   readonly maxSockets?: number;
 }
 
+/**
+ * ky forwards options it does not know to its `fetch` (ky's documented `fetch` option gets the
+ * Request plus those). The transport hands the body over as `wireBody`, a plain string, so ky never
+ * wraps it in a ReadableStream, tees it for retries and cancels the copy: that stream work was most
+ * of ky's cost per request (bench/RESULTS.md, "Transport").
+ */
+export interface PooledFetchInit extends RequestInit {
+  readonly wireBody?: string;
+}
+
+/**
+ * The answer's bytes, decoded once, kept beside the Response (whose body is left empty): reading them
+ * back through a web stream would cost more than the rest of the request. answerText() reads them.
+ */
+const answers = new WeakMap<Response, string>();
+
+/** The text of an answer of the pooled fetch (or, for any other Response, its body read). */
+export function answerText(response: Response): Promise<string> {
+  const text = answers.get(response);
+  return text === undefined ? response.text() : Promise.resolve(text);
+}
+
 export interface PooledFetch {
-  readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  readonly fetch: (input: string | URL | Request, init?: PooledFetchInit) => Promise<Response>;
   /** Closes the idle sockets of the pool. */
   close(): void;
 }
@@ -30,10 +52,10 @@ export function createPooledFetch(o: PooledFetchOptions): PooledFetch {
   const maxSockets = o.maxSockets ?? 64;
   const http = new HttpAgent({ keepAlive: true, maxSockets });
   const https = new HttpsAgent({ keepAlive: true, maxSockets });
-  const fetch = async (resource: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    // ky always hands over a Request; anything else is made into one.
-    const input = resource instanceof Request && init === undefined ? resource : new Request(resource, init);
-    const body = input.method === 'GET' || input.method === 'HEAD' || input.body === null ? undefined : await input.text();
+  const fetch = async (resource: string | URL | Request, init?: PooledFetchInit): Promise<Response> => {
+    // ky always hands over a Request (and its unknown options as `init`); anything else is made into one.
+    const input = resource instanceof Request ? resource : new Request(resource, init);
+    const body = init?.wireBody ?? (input.method === 'GET' || input.method === 'HEAD' || input.body === null ? undefined : await input.text());
     const url = new URL(input.url);
     const headers: Record<string, string> = {};
     input.headers.forEach((value, key) => { headers[key] = value; });
@@ -60,9 +82,9 @@ export function createPooledFetch(o: PooledFetchOptions): PooledFetch {
           const status = res.statusCode ?? 0;
           try {
             // Response refuses statuses outside 200..599 (a hostile server may send 600+): keep it as data.
-            resolve(new Response(bytes.length === 0 || status === 204 || status === 304 ? null : bytes, {
-              status: status >= 200 && status <= 599 ? status : 599, headers: responseHeaders(res),
-            }));
+            const response = new Response(null, { status: status >= 200 && status <= 599 ? status : 599, headers: responseHeaders(res) });
+            answers.set(response, bytes.toString('utf8'));
+            resolve(response);
           } catch (err) {
             reject(err);
           }
@@ -112,9 +134,12 @@ function tooLarge(cap: number, declared: number | undefined): ResponseTooLargeEr
   });
 }
 
+/** Only what the transport reads (building all of them per answer is measurable at 2,000/s). */
 function responseHeaders(res: IncomingMessage): Headers {
   const headers = new Headers();
-  const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const location = res.headers.location;
+  if (location !== undefined) headers.set('location', location);
+  const type = res.headers['content-type'];
+  if (type !== undefined) headers.set('content-type', type);
   return headers;
 }

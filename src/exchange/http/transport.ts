@@ -1,7 +1,7 @@
-import ky, { type KyInstance } from 'ky';
+import ky, { type KyInstance, type Options } from 'ky';
 import { ExchangeUnavailableError, RedirectRefusedError, RequestTimeoutError, ResponseTooLargeError, TradebotError } from '../../domain/errors';
 import type { EndpointId } from './endpoints';
-import { createPooledFetch, type PooledFetch } from './pooled-fetch';
+import { answerText, createPooledFetch, type PooledFetch, type PooledFetchInit } from './pooled-fetch';
 
 /**
  * One HTTP exchange with the venue, on ky. Choices:
@@ -64,13 +64,14 @@ export class KyTransport implements Transport {
     let response: Response;
     let text: string;
     try {
-      response = await this.http(req.url, {
+      const options: Options & PooledFetchInit = {
         method: req.method,
         headers: { Accept: 'application/json', ...req.headers },
-        ...(req.body === undefined ? {} : { body: req.body }),
+        ...(req.body === undefined ? {} : { wireBody: req.body }),
         ...(req.signal === undefined ? {} : { signal: req.signal }),
-      });
-      text = await response.text(); // already in memory: the pooled fetch read it within the deadline
+      };
+      response = await this.http(req.url, options);
+      text = await answerText(response); // already in memory: the pooled fetch read it within the deadline
     } catch (err) {
       throw this.translate(err, req.endpoint, path);
     }
