@@ -5,7 +5,7 @@ import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig, type Log
  * The daemon in paper mode as a child process (`node dist/src/main.js run`), its embedded simulated
  * exchange replaying real BTC/USDT candles at 600x, with a real Redis for the journal.
  */
-jest.setTimeout(60_000);
+jest.setTimeout(90_000);
 
 const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
 const PREFIX = `tbtest-app-paper-${process.pid}-${Date.now()}`;
@@ -85,9 +85,18 @@ test('after a restart the journal dedupes replayed intents; `tradebot pause` sto
   expect(paused.code).toBe(0);
   await daemon.waitForLine((l) => l.msg === 'trading state changed' && l['state'] === 'halted', 10_000, 'halt');
   const submittedAtHalt = daemon.count(msg('order submitted'));
-  const deniedAtHalt = daemon.count((l) => l.msg === 'intent denied' && l['rule'] === 'trading_state');
-  // Candles keep flowing and the strategy keeps asking; every intent is denied by the trading state.
-  await daemon.waitForLine(() => daemon!.count((l) => l.msg === 'intent denied' && l['rule'] === 'trading_state') >= deniedAtHalt + 3, 20_000, 'denied intents');
+  const haltDenial = (l: LogLine): boolean => l.msg === 'intent denied' && l['rule'] === 'trading_state';
+  // On a starved machine the 600x replay outruns the daemon and late candles' intents are dropped as stale
+  // before they reach the trading state: both mean "not sent", and at least one must be the halt's denial.
+  const staleDrop = (l: LogLine): boolean => l.msg === 'intents dropped: candle older than one interval';
+  const deniedAtHalt = daemon.count(haltDenial);
+  const notSentAtHalt = deniedAtHalt + daemon.count(staleDrop);
+  // Candles keep flowing and the strategy keeps asking; no intent is sent while halted.
+  await daemon.waitForLine(
+    () => daemon!.count(haltDenial) >= deniedAtHalt + 1 && daemon!.count(haltDenial) + daemon!.count(staleDrop) >= notSentAtHalt + 3,
+    30_000,
+    'denied intents',
+  );
   expect(daemon.count(msg('order submitted'))).toBe(submittedAtHalt);
 
   expect(runCli(['resume', '--config', config.file], ENV).code).toBe(0);
