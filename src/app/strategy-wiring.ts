@@ -1,12 +1,11 @@
 import * as path from 'node:path';
 import type { FrozenConfig } from '../config/load';
 import type { StrategyLoadError } from '../domain/errors';
-import { loadStrategies } from '../strategy/strategy-loader';
-import type { LoadedStrategy, StrategyConfig } from '../strategy/prepare-strategy';
-import { describeStrategies } from '../strategy/guest/describe-strategies';
+import type { StrategyConfig } from '../strategy/prepare-strategy';
+import { describeStrategies, type DescribedStrategy } from '../strategy/guest/describe-strategies';
 import type { GuestStrategy } from '../strategy/guest/guest-host';
 
-export interface ConfiguredStrategies<S extends GuestStrategy = LoadedStrategy> {
+export interface ConfiguredStrategies<S extends GuestStrategy = DescribedStrategy> {
   /** Enabled strategies that loaded and validated, with config overrides (markets, interval, params) applied. */
   readonly strategies: readonly S[];
   /** One per module that failed to load or validate, and per enabled name no module defines. */
@@ -16,21 +15,13 @@ export interface ConfiguredStrategies<S extends GuestStrategy = LoadedStrategy> 
 }
 
 /**
- * Loads the strategy directory IN THIS PROCESS and keeps the strategies `strategies.enabled` names,
- * with their config applied (check-config: an operator's command). Modules that are in the directory
- * but not enabled are still loaded (and their errors reported), so a broken file is noticed before
- * someone enables it. The daemon uses describeConfiguredStrategies: no module code in its process.
+ * Loads the strategy directory and keeps the strategies `strategies.enabled` names, with their config
+ * applied. Every module is loaded and validated in its own throwaway guest (describeStrategies): the
+ * daemon and check-config get metadata only, and a module's top-level code never runs in their
+ * process. Modules that are in the directory but not enabled are still loaded (and their errors
+ * reported), so a broken file is noticed before someone enables it.
  */
-export function loadConfiguredStrategies(config: FrozenConfig, baseDir: string, dirOverride?: string): ConfiguredStrategies {
-  const dir = path.resolve(baseDir, dirOverride ?? config.strategies.dir);
-  return enabledOnly(config, dir, loadStrategies(dir, { config: strategyConfigs(config) }));
-}
-
-/**
- * The same, with every module loaded and validated in its own throwaway guest (describeStrategies):
- * the daemon gets metadata only, and a module's top-level code never runs in its process.
- */
-export async function describeConfiguredStrategies(config: FrozenConfig, baseDir: string): Promise<ConfiguredStrategies<GuestStrategy & { readonly file: string }>> {
+export async function describeConfiguredStrategies(config: FrozenConfig, baseDir: string): Promise<ConfiguredStrategies<DescribedStrategy>> {
   const dir = path.resolve(baseDir, config.strategies.dir);
   const described = await describeStrategies(dir, strategyConfigs(config), { isolation: config.strategies.guestIsolation, heapMb: config.strategies.guestHeapMb });
   return enabledOnly(config, dir, described);

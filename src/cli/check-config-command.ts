@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT_CONFIG } from '../app/lifecycle';
-import { loadConfiguredStrategies } from '../app/strategy-wiring';
+import { describeConfiguredStrategies } from '../app/strategy-wiring';
 import { loadCredentials } from '../config/credentials';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { formatError } from './api-command';
@@ -17,14 +17,14 @@ export function registerCheckConfigCommand(program: Command): void {
     .command('check-config')
     .description('validate the config file and the enabled strategies, then print a summary')
     .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
-    .action((opts: { config?: string }) => {
-      const result = checkConfig(opts.config ?? defaultConfigFile(), process.env, process.cwd());
+    .action(async (opts: { config?: string }) => {
+      const result = await checkConfig(opts.config ?? defaultConfigFile(), process.env, process.cwd());
       (result.ok ? process.stdout : process.stderr).write(result.text);
       process.exitCode = result.ok ? 0 : EXIT_CONFIG;
     });
 }
 
-export function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: string): { ok: boolean; text: string } {
+export async function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: string): Promise<{ ok: boolean; text: string }> {
   let config: FrozenConfig;
   try {
     config = loadConfig(file, env);
@@ -37,9 +37,10 @@ export function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: strin
   } catch (err) {
     return { ok: false, text: formatError(err) };
   }
-  let loaded: ReturnType<typeof loadConfiguredStrategies>;
+  let loaded: Awaited<ReturnType<typeof describeConfiguredStrategies>>;
   try {
-    loaded = loadConfiguredStrategies(config, baseDir);
+    // As the daemon loads them: each module in its own throwaway guest, none of its code in this process.
+    loaded = await describeConfiguredStrategies(config, baseDir);
   } catch (err) {
     return { ok: false, text: formatError(err) };
   }
@@ -49,7 +50,7 @@ export function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: strin
   return { ok: true, text: summary(file, config, loaded.strategies) };
 }
 
-function summary(file: string, c: FrozenConfig, strategies: ReturnType<typeof loadConfiguredStrategies>['strategies']): string {
+function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<typeof describeConfiguredStrategies>>['strategies']): string {
   const lines = [`OK ${file}`, `  mode: ${c.mode}`];
   if (c.mode === 'paper' && c.paper) {
     lines.push(c.paper.exchangeUrl !== undefined
@@ -61,7 +62,7 @@ function summary(file: string, c: FrozenConfig, strategies: ReturnType<typeof lo
   // The URL may hold a password: only say whether Redis is configured.
   lines.push(`  redis: ${c.redis.url === undefined ? 'not configured (in-process state, not durable)' : 'configured'}, key prefix ${c.redis.keyPrefix}`);
   for (const s of strategies) {
-    lines.push(`  strategy ${s.name}: ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)}`);
+    lines.push(`  strategy ${s.name}: ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)?.slice(0, 500)}`);
   }
   lines.push(`  risk: initial state ${c.risk.initialState}${c.risk.dailyLossLimit ? `, daily loss limit ${c.risk.dailyLossLimit}` : ''}`);
   lines.push(`  kill-switch: ${c.killSwitch.enabled ? `on, ${c.killSwitch.timeoutSeconds} s timeout, refreshed every ${c.killSwitch.refreshSeconds} s` : 'off'}`);

@@ -12,10 +12,13 @@ import { toWire } from './wire';
 
 export interface DescribedStrategies {
   /** Valid, enabled strategies (metadata only), sorted by file name. */
-  readonly strategies: readonly (GuestStrategy & { readonly file: string })[];
+  readonly strategies: readonly DescribedStrategy[];
   readonly errors: readonly StrategyLoadError[];
   readonly disabled: readonly string[];
 }
+
+/** A strategy's metadata from its guest; `params` (resolved, untrusted) is for display only. */
+export type DescribedStrategy = GuestStrategy & { readonly file: string; readonly params: unknown };
 
 export interface DescribeOptions {
   readonly isolation?: GuestIsolation | undefined;
@@ -32,6 +35,7 @@ const describedSchema = z.object({
   interval: z.enum(INTERVALS),
   warmup: z.number().int().min(0),
   window: z.number().int().min(1).max(1_000_000),
+  params: z.unknown(),
 }).strict();
 const MAX_TEXT = 2000;
 
@@ -48,7 +52,7 @@ export async function describeStrategies(dir: string, config: Readonly<Record<st
   const answers: FileAnswer[] = [];
   // Two at a time: start-up stays short without a process per module all at once.
   for (let i = 0; i < files.length; i += 2) answers.push(...await Promise.all(files.slice(i, i + 2).map((f) => describeFile(abs, f, config, o))));
-  const strategies: (GuestStrategy & { file: string })[] = [];
+  const strategies: (DescribedStrategy)[] = [];
   const errors: StrategyLoadError[] = [];
   const disabled: string[] = [];
   const declared = new Set<string>();
@@ -75,7 +79,7 @@ export async function describeStrategies(dir: string, config: Readonly<Record<st
 }
 
 interface FileAnswer {
-  readonly strategies: readonly (GuestStrategy & { readonly file: string })[];
+  readonly strategies: readonly (DescribedStrategy)[];
   readonly errors: readonly StrategyLoadError[];
   readonly declared: readonly string[];
 }
@@ -110,7 +114,7 @@ function describeFile(dir: string, name: string, config: Readonly<Record<string,
 }
 
 function checkAnswer(file: string, m: Extract<FromGuest, { type: 'described' }>): FileAnswer {
-  const strategies: (GuestStrategy & { file: string })[] = [];
+  const strategies: (DescribedStrategy)[] = [];
   const errors: StrategyLoadError[] = [];
   for (const raw of Array.isArray(m.strategies) ? m.strategies : []) {
     const parsed = describedSchema.safeParse(raw);

@@ -130,13 +130,21 @@ function describe(message: DescribeMessage): FromGuest {
     const result = loadStrategies(message.dir, { config, only: message.file });
     return {
       type: 'described',
-      strategies: result.strategies.map((s) => ({ name: s.name, file: s.file, markets: [...s.markets], interval: s.interval, warmup: s.warmup, window: s.window })),
+      strategies: result.strategies.map((s) => ({ name: s.name, file: s.file, markets: [...s.markets], interval: s.interval, warmup: s.warmup, window: s.window, params: plainParams(s.params) })),
       errors: result.errors.map((e) => ({ message: e.message, context: plainContext(e.context) })),
       disabled: [...result.disabled],
       declared: [...result.declared],
     };
   } catch (err) {
     return { type: 'describe_failed', reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function plainParams(params: unknown): Wire {
+  try {
+    return toWire(params);
+  } catch {
+    return String(params);
   }
 }
 

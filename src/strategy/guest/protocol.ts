@@ -50,6 +50,8 @@ export interface DescribedStrategy {
   readonly interval: string;
   readonly warmup: number;
   readonly window: number;
+  /** Its parameters after defaults and overrides (toWire), for display (check-config) only. */
+  readonly params: Wire;
 }
 
 /** One candle's answer: its intents (toWire), or why it failed, and how long onCandle took there. */
