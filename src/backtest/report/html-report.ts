@@ -3,7 +3,7 @@ import { closeNumber } from '../../market-data/csv-columns';
 import { escapeHtml } from './html-escape';
 import { formatDuration, formatMoney, formatPercent, formatRatio, formatTime } from './format';
 import { healthBanner, healthSection, ordersSection, rulesSection, settingsSection } from './html-run-sections';
-import { PAGE_STYLE } from './html-style';
+import { pageStart } from './html-style';
 import { openPositionsTable, tradesTable } from './html-trades';
 import { equityValue } from './metrics';
 import { renderLineChart, type ChartMarker } from './svg-chart';
@@ -24,19 +24,7 @@ export function renderHtml(result: BacktestResult): string {
   const { run, metrics } = result;
   const title = run.title ?? 'Backtest report';
   const markets = Object.keys(run.candles);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(title)}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-<p class="sub">${escapeHtml(markets.join(', '))} · ${escapeHtml(run.interval)} candles · ${formatTime(metrics.startTime)} → ${formatTime(metrics.endTime)} UTC · values in ${escapeHtml(run.quoteCurrency)}</p>
+  return `${pageStart(title)}<p class="sub">${escapeHtml(markets.join(', '))} · ${escapeHtml(run.interval)} candles · ${formatTime(metrics.startTime)} → ${formatTime(metrics.endTime)} UTC · values in ${escapeHtml(run.quoteCurrency)}</p>
 ${healthBanner(run.context)}
 <h2>Summary</h2>
 ${summaryTable(metrics, run.quoteCurrency)}

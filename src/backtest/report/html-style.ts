@@ -1,3 +1,5 @@
+import { escapeHtml } from './html-escape';
+
 /** The stylesheet of every report page (inline: the pages load nothing). */
 export const PAGE_STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d2433;background:#f6f7f9;margin:0}
@@ -37,3 +39,23 @@ svg .dense .marker{opacity:.75;stroke-width:1}
 .legend{display:flex;gap:18px;flex-wrap:wrap;color:#4b5363;font-size:13px;margin:4px 0 8px}
 .legend svg{display:inline-block;width:14px;height:12px;vertical-align:-1px;margin-right:4px}
 `;
+
+/**
+ * Every report page starts the same way: a strict CSP (no script, no network: the file is opened from
+ * disk), the shared style, and the title as the heading. Ends after the <h1> line.
+ */
+export function pageStart(title: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(title)}</h1>
+`;
+}

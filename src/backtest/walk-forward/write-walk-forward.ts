@@ -4,7 +4,7 @@ import { intervalSeconds, type Interval } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { escapeHtml } from '../report/html-escape';
 import { formatPercent, formatRatio, formatTime } from '../report/format';
-import { PAGE_STYLE } from '../report/html-style';
+import { pageStart } from '../report/html-style';
 import { renderLineChart } from '../report/svg-chart';
 import type { SweepSetup } from '../sweep/sweep-types';
 import type { FoldResult, WalkForwardResult } from './run-walk-forward';
@@ -75,19 +75,7 @@ function renderWalkForwardHtml(setup: SweepSetup, r: WalkForwardResult, dataInte
   });
   const rows = r.folds.map((f) => `<tr>${[String(f.fold.index + 1), span(f.fold.trainFrom, f.fold.trainTo), span(f.fold.testFrom, f.fold.testTo), ...foldCells(f)]
     .map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${escapeHtml(title)}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-<p class="sub">grid ${escapeHtml(JSON.stringify(r.windows))} · ranked by ${escapeHtml(r.rankBy)} · each test window starts flat with the starting balances after a warm-up, and the curves are chained by their returns</p>
+  return `${pageStart(title)}<p class="sub">grid ${escapeHtml(JSON.stringify(r.windows))} · ranked by ${escapeHtml(r.rankBy)} · each test window starts flat with the starting balances after a warm-up, and the curves are chained by their returns</p>
 <h2>Out of sample</h2>
 <p id="oos-summary">return ${formatPercent(s.returnPct)} · max drawdown ${formatPercent(s.maxDrawdownPct)} · Sharpe ${formatRatio(s.sharpe)} · CAGR ${formatPercent(s.cagrPct)}</p>
 <div class="chart">${chart}</div>

@@ -7,23 +7,14 @@ import { HttpExchangeClient, type HttpExchangeClientOptions } from '../../../src
 import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { runApi } from '../../../src/cli/api-command';
-import { startServer, type LoopbackServer, type Reply, type SeenRequest } from './loopback-server';
+import { serversClosedAfterEach } from './loopback-server';
 
 /**
  * A misbehaving server in front of the client, each case over real loopback HTTP: every one ends in
  * a typed error (no hang, no redirect followed, no unbounded read), and the connection is dropped.
  */
 const SECRET = 'hostile-secret-do-not-print';
-const servers: LoopbackServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(handler: (req: SeenRequest, i: number) => Reply): Promise<LoopbackServer> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
+const server = serversClosedAfterEach();
 
 function client(baseUrl: string, extra: Partial<HttpExchangeClientOptions> = {}): HttpExchangeClient {
   const clock = new SystemClock();

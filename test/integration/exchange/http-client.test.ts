@@ -10,20 +10,11 @@ import { verifySignature } from '../../../src/exchange/http/sign';
 import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { LIMITS } from '../../../src/limiter/limits';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
-import { closedPortUrl, startServer, type LoopbackServer, type Reply, type SeenRequest } from './loopback-server';
+import { closedPortUrl, serversClosedAfterEach, type SeenRequest } from './loopback-server';
 
 const SECRET = 'integration-secret-do-not-print';
 const fixture = (name: string): unknown => JSON.parse(readFileSync(join(__dirname, '../../fixtures', `${name}.json`), 'utf8'));
-const servers: LoopbackServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(handler: (req: SeenRequest, i: number) => Reply): Promise<LoopbackServer> {
-  const s = await startServer(handler);
-  servers.push(s);
-  return s;
-}
+const server = serversClosedAfterEach();
 
 interface Harness {
   client: HttpExchangeClient;

@@ -63,3 +63,19 @@ export async function closedPortUrl(): Promise<string> {
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return `http://127.0.0.1:${address.port}`;
 }
+
+/**
+ * Servers for one test file: `server(handler)` starts one and keeps it, and an afterEach closes every
+ * server the test started (call this at the top level of the file).
+ */
+export function serversClosedAfterEach(): (handler: (req: SeenRequest, index: number) => Reply) => Promise<LoopbackServer> {
+  const servers: LoopbackServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const s = await startServer(handler);
+    servers.push(s);
+    return s;
+  };
+}
