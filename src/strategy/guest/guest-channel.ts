@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { accessSync, constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FromGuest, ToGuest } from './protocol';
@@ -90,16 +91,21 @@ export function readablePaths(extra: readonly string[]): string[] {
 
 function processChannel(o: ChannelOptions): GuestChannel {
   const end = once(o);
+  const nodeArgs = [
+    ...(FROM_TS ? ['--require', 'sucrase/register/ts'] : []),
+    // One flag per path: Node 20 does not split a comma list.
+    '--experimental-permission', ...readablePaths(o.readable).map((p) => `--allow-fs-read=${p}`),
+    `--max-old-space-size=${o.heapMb}`, '--max-semi-space-size=16', '--no-warnings',
+  ];
+  const setpriv = setprivPath();
   const child: ChildProcess = fork(ENTRY, [], {
     env: {}, // no daemon environment variables (secrets, Redis URL)
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'ignore', 'ipc'], // its console goes nowhere near the daemon's log stream
-    execArgv: [
-      ...(FROM_TS ? ['--require', 'sucrase/register/ts'] : []),
-      // One flag per path: Node 20 does not split a comma list.
-      '--experimental-permission', ...readablePaths(o.readable).map((p) => `--allow-fs-read=${p}`),
-      `--max-old-space-size=${o.heapMb}`, '--max-semi-space-size=16', '--no-warnings',
-    ],
+    // A guest spinning when the daemon is SIGKILLed (OOM, kill -9) would outlive it and eat a core until
+    // its cgroup ends: the kernel's parent-death signal kills it with the daemon. setpriv sets it and
+    // execs node in place, so the guest keeps the daemon as its parent.
+    ...(setpriv === undefined ? { execArgv: nodeArgs } : { execPath: setpriv, execArgv: ['--pdeathsig', 'KILL', process.execPath, ...nodeArgs] }),
   });
   const ipc = child.channel as { ref?: () => void; unref?: () => void } | null | undefined;
   child.unref();
@@ -119,4 +125,28 @@ function processChannel(o: ChannelOptions): GuestChannel {
       child.kill('SIGKILL');
     }),
   };
+}
+
+let setprivLookup: string | null | undefined;
+/**
+ * util-linux's setpriv (Linux; in every Debian image) if present: `--pdeathsig KILL` ends a guest when the
+ * daemon dies. Elsewhere guests start without it (macOS development) and a guest spinning when the daemon is
+ * killed outlives it until its process group ends (docs/strategies.md).
+ */
+function setprivPath(): string | undefined {
+  if (setprivLookup === undefined) {
+    setprivLookup = null;
+    if (process.platform === 'linux') {
+      for (const candidate of ['/usr/bin/setpriv', '/bin/setpriv']) {
+        try {
+          accessSync(candidate, fsConstants.X_OK);
+          setprivLookup = candidate;
+          break;
+        } catch {
+          // not here
+        }
+      }
+    }
+  }
+  return setprivLookup ?? undefined;
 }

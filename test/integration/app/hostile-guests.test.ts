@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { DaemonProcess, paperConfig, requireBuild, ROOT, writeConfig, type LogLine } from './daemon-process';
@@ -99,4 +99,44 @@ test('hostile guests affect only themselves', async () => {
   expect(exit.code).toBe(0);
   expect(daemon.lines.some(msg('stopped cleanly'))).toBe(true);
   expect(JSON.stringify(daemon.lines) + daemon.stderr).not.toContain(SECRET);
+});
+
+/** The daemon's child processes (its guests), from /proc. */
+function childPids(pid: number): number[] {
+  const file = `/proc/${pid}/task/${pid}/children`;
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+}
+
+/** Linux only: /proc/<pid>/stat field 14 (utime), in clock ticks. */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[11]);
+}
+
+const linuxOnly = process.platform === 'linux' ? test : test.skip;
+linuxOnly('a guest spinning when the daemon is SIGKILLed dies with it (parent-death signal)', async () => {
+  const spinConfig = writeConfig(paperConfig({
+    strategies: { dir: path.join(ROOT, 'test/fixtures/guests'), timeBudgetMs: 60_000, enabled: [{ name: 'spin-forever' }] },
+  }));
+  try {
+    daemon = new DaemonProcess(['run', '--config', spinConfig.file], {});
+    // Wait until a guest is burning CPU (inside onCandle's endless loop; warm-up may already call it, so
+    // the daemon need not have finished starting).
+    let spinning: number | undefined;
+    const deadline = Date.now() + 40_000;
+    while (spinning === undefined && Date.now() < deadline) {
+      spinning = childPids(daemon.pid).find((p) => existsSync(`/proc/${p}`) && cpuTicks(p) > 100);
+      if (spinning === undefined) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(spinning).toBeDefined();
+    const guests = childPids(daemon.pid);
+    daemon.signal('SIGKILL');
+    await daemon.exit();
+    const gone = Date.now() + 10_000;
+    while (guests.some((p) => existsSync(`/proc/${p}`)) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+    expect(guests.filter((p) => existsSync(`/proc/${p}`))).toEqual([]);
+  } finally {
+    spinConfig.cleanup();
+  }
 });
