@@ -44,20 +44,16 @@ export interface PositionView {
   readonly unrealizedPnl: Decimal;
 }
 
-/** One execution as the recorder saw it (deal in a backtest, journal fill delta in the daemon). */
-export interface FillInput {
+/**
+ * One execution as the recorder saw it (deal in a backtest, journal fill delta in the daemon): the fill
+ * event's fields (`clientOrderId` is the id of the order's `ctx.openOrders` entry, an OCO's for both legs)
+ * and where it belongs.
+ */
+export interface FillInput extends Omit<Extract<OrderEvent, { type: 'filled' | 'partially_filled' }>, 'type'> {
   readonly strategy: string;
   readonly market: MarketName;
-  /** The id of the order's `ctx.openOrders` entry (an OCO's, for both legs). */
-  readonly clientOrderId: string;
-  readonly side: OrderSide;
-  readonly amount: Decimal;
-  readonly price: Decimal;
-  readonly fee: Decimal;
-  readonly filledAmount: Decimal;
   /** Nothing of the order (leg) is left. */
   readonly complete: boolean;
-  readonly leg?: OcoLeg | undefined;
 }
 
 export interface CancelInput {
