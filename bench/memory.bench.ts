@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Candle } from '../src/domain/candle';
 import { Decimal } from '../src/domain/decimal';
-import { DrivenMarketClock } from '../src/market-data/market-clock';
+import { ManualClock } from '../src/core/clock';
 import { loadStrategies } from '../src/strategy/strategy-loader';
 import { StrategyHost } from '../src/strategy/strategy-host';
 import type { BenchRow } from './bench-types';
@@ -25,7 +25,7 @@ async function child(): Promise<void> {
   const config: Record<string, { markets: string[] }> = {};
   for (const name of ['sma-cross', 'rsi-reversion', 'donchian-breakout']) config[name] = { markets: MARKETS };
   const { strategies } = loadStrategies(path.join(root, 'strategies'), { config });
-  const clock = new DrivenMarketClock(0);
+  const clock = new ManualClock(0);
   const host = new StrategyHost({ strategies: strategies.map((s) => ({ ...s, interval: '1m' as const })), clock, timeBudgetMs: Infinity });
   let price = 100;
   let seed = 7;

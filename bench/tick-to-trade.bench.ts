@@ -4,14 +4,13 @@ import { CandleFlow } from '../src/app/candle-flow';
 import { OpenOrderBook } from '../src/app/open-order-book';
 import { RiskGate } from '../src/execution/risk-gate';
 import { riskLimitsFromConfig } from '../src/config/risk-limits';
-import { SystemClock } from '../src/core/clock';
+import { ManualClock, SystemClock } from '../src/core/clock';
 import type { Candle } from '../src/domain/candle';
 import { Decimal } from '../src/domain/decimal';
 import type { OcoReport, OrderReport } from '../src/domain/order';
 import type { FetchCandlesRequest, PlaceStopLimitRequest } from '../src/exchange/exchange-client';
 import { buildExecution } from '../src/execution/build-execution';
 import { LeaseKeeper } from '../src/execution/lease-keeper';
-import { DrivenMarketClock } from '../src/market-data/market-clock';
 import { RiskEngine } from '../src/risk/risk-engine';
 import { simMarketInfo } from '../src/simulator/sim-markets';
 import { InMemoryLeaseStore } from '../src/store/memory/in-memory-lease-store';
@@ -54,7 +53,7 @@ class InstantExchange {
   readonly answeredAt = new Map<string, number>();
   readonly latenciesMs: number[] = [];
   private nextId = 1;
-  constructor(private readonly clock: DrivenMarketClock) {}
+  constructor(private readonly clock: ManualClock) {}
   async fetchMarkets() {
     return MARKETS.map((m) => simMarketInfo(m));
   }
@@ -202,7 +201,7 @@ interface Measured {
  */
 async function measure(fullRefresh: boolean, guests: GuestIsolation | undefined = undefined, burst = false): Promise<Measured> {
   const start = 1_700_000_040 * 1000;
-  const clock = new DrivenMarketClock(start);
+  const clock = new ManualClock(start);
   const exchange = new InstantExchange(clock);
   const wall = new SystemClock();
   const leaseStore = new InMemoryLeaseStore(wall);

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import type { Registry } from 'prom-client';
-import { SystemClock, type Clock } from '../core/clock';
+import { SystemClock, type Clock, type MarketClock } from '../core/clock';
 import { loadCredentials } from '../config/credentials';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
@@ -8,7 +8,6 @@ import { ConfigError, NotReadyError } from '../domain/errors';
 import type { ClockSync } from '../exchange/clock-offset';
 import { measureExchangeClock, repairPoisonedNonce } from './clock-guard';
 import { componentLogger, type Logger } from '../log/logger';
-import { ScaledMarketClock, WallMarketClock, type MarketClock } from '../market-data/market-clock';
 import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
 import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
 import { StoreKeys } from '../store/keys';
@@ -58,7 +57,7 @@ export class TradebotApp {
   metricsServer: MetricsServer | undefined;
   paper: PaperExchange | undefined;
   tradingControl: TradingStateControl | undefined;
-  private marketClock: MarketClock = new WallMarketClock();
+  private marketClock: MarketClock = new SystemClock();
   private readonly closers: Closer[] = [];
   private readonly exchangeProbe = new ExchangeProbe(this.wallClock);
   private redisUp = true;
@@ -124,7 +123,7 @@ export class TradebotApp {
       const clock = await RemoteSimClock.connect(remoteSim, this.wallClock);
       this.closers.push({ name: 'simulator clock', close: async () => clock.stop() });
       baseUrl = remoteSim;
-      this.marketClock = new ScaledMarketClock(clock);
+      this.marketClock = clock;
       log.info({ url: baseUrl, speed: clock.speed, marketTime: new Date(clock.nowMs()).toISOString() }, 'paper mode: running simulated exchange (market clock read from it)');
     } else if (c.mode === 'paper') {
       this.paper = await startPaperExchange(c, this.input.baseDir);
@@ -132,7 +131,7 @@ export class TradebotApp {
       this.closers.push({ name: 'paper exchange', close: () => paper.sim.close() });
       credentials = paper.credentials;
       baseUrl = paper.sim.url;
-      this.marketClock = new ScaledMarketClock(paper.sim.clock);
+      this.marketClock = paper.sim.clock;
       log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
     // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import type { Clock } from '../core/clock';
+import type { Clock, MarketClock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -7,7 +7,6 @@ import { KillSwitchRefresher, type KillSwitchHealth } from '../execution/kill-sw
 import { LIMIT_IDS } from '../limiter/limits';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import { componentLogger, type Logger } from '../log/logger';
-import type { MarketClock } from '../market-data/market-clock';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
 import { checkRedisHealth } from '../store/redis';
 import type { CandleFlow } from './candle-flow';

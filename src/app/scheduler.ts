@@ -3,7 +3,7 @@ import { createTask, type ScheduledTask, type TaskContext } from 'node-cron';
 import type { Interval } from '../domain/candle';
 import { ConfigError, NotReadyError } from '../domain/errors';
 import { candleCloseCronExpression, DEFAULT_POLL_DELAY_MS, nextPollAtMs } from '../market-data/candle-clock';
-import { WallMarketClock, type MarketClock } from '../market-data/market-clock';
+import { SystemClock, type MarketClock } from '../core/clock';
 
 /**
  * Named periodic jobs (kline polls aligned to candle closes, balance polls, reconciliation,
@@ -311,5 +311,5 @@ export class MarketClockJobScheduler extends GuardedJobScheduler {
 
 /** Cron on a wall clock (live, real-speed paper); the market-clock loop on anything else (accelerated paper, backtest, tests). */
 export function createJobScheduler(options: SchedulerOptions & { readonly clock: MarketClock }): JobScheduler {
-  return options.clock instanceof WallMarketClock ? new CronJobScheduler(options) : new MarketClockJobScheduler(options);
+  return options.clock instanceof SystemClock ? new CronJobScheduler(options) : new MarketClockJobScheduler(options);
 }

@@ -1,6 +1,6 @@
 import { candleOpenTime, intervalSeconds, nextCandleOpenTime, type Interval } from '../domain/candle';
 import { ConfigError } from '../domain/errors';
-import type { MarketClock } from './market-clock';
+import type { MarketClock } from '../core/clock';
 
 /**
  * When candles close, and when to poll for them. All open/close times are Unix seconds (as on the

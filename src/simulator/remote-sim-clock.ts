@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Clock } from '../core/clock';
+import { sleepUntilScaled, type Clock, type MarketClock } from '../core/clock';
 import { BadResponseError, ExchangeUnavailableError } from '../domain/errors';
 import { SIM_CLOCK_PATH } from './server/sim-clock-endpoint';
 
@@ -16,7 +16,7 @@ const answerSchema = z.strictObject({
  * that lands behind what was already handed out holds the clock until it catches up). A failed
  * re-read keeps the last extrapolation: the clock keeps running at the last known speed.
  */
-export class RemoteSimClock implements Clock {
+export class RemoteSimClock implements MarketClock {
   private baseMarketMs = 0;
   private baseWallMs = 0;
   private currentSpeed = 0;
@@ -42,6 +42,11 @@ export class RemoteSimClock implements Clock {
     const now = Math.floor(this.baseMarketMs + (this.wall.nowMs() - this.baseWallMs) * this.currentSpeed);
     this.highestMs = Math.max(this.highestMs, now);
     return this.highestMs;
+  }
+
+  /** Waits the scaled distance and looks again (a paused remote clock is looked at every 25 ms). */
+  sleepUntil(targetMs: number, signal?: AbortSignal): Promise<void> {
+    return sleepUntilScaled(this, () => this.currentSpeed, targetMs, signal);
   }
 
   async refresh(): Promise<void> {

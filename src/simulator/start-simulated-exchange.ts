@@ -1,4 +1,4 @@
-import { SystemClock, type Clock } from '../core/clock';
+import { ManualClock, SystemClock, type Clock } from '../core/clock';
 import type { MarketInfo, MarketName } from '../domain/market';
 import { DEFAULT_DIALECT, type DialectName } from '../exchange/wire/dialect';
 import { DIALECTS } from '../exchange/wire/dialects';
@@ -10,7 +10,6 @@ import { SimEngine, type CollateralMode } from './engine/sim-engine';
 import type { AccountFunding, EngineEvent } from './engine/types';
 import { MINUTE, RandomWalkSource, RowsCandleSource, type CandleSource } from './market/candle-source';
 import { MarketFeed } from './market/market-feed';
-import { SimClock } from './market/sim-clock';
 import { Faults, type FaultSettings } from './server/faults';
 import type { SimRegion } from './server/region';
 import { SimHttpServer } from './server/sim-http-server';
@@ -92,7 +91,7 @@ export interface SimulatedExchange {
   readonly port: number;
   readonly engine: SimEngine;
   readonly feed: MarketFeed;
-  readonly clock: SimClock;
+  readonly clock: ManualClock;
   /** Moves the market clock to `seconds` and applies what closed meanwhile; returns the engine events. */
   advanceTo(seconds: number): EngineEvent[];
   advanceBy(seconds: number): EngineEvent[];
@@ -126,7 +125,7 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
         seed * 7919 + hashName(m.name), info.moneyPrec));
   });
 
-  const clock = new SimClock(start, options.speed ?? 60, wallClock);
+  const clock = new ManualClock(start * 1000, { speed: options.speed ?? 60, real: wallClock });
   const engine = new SimEngine({
     clock, markets: infos,
     ...(options.historyLimit === undefined ? {} : { historyLimit: options.historyLimit }),

@@ -1,5 +1,4 @@
-import type { Clock } from '../../core/clock';
-import type { SimClock } from '../market/sim-clock';
+import type { Clock, ManualClock } from '../../core/clock';
 
 /**
  * `GET /_sim/clock`: the simulator's MARKET clock, outside the venue's API (no `/api/` prefix, no
@@ -19,6 +18,6 @@ export interface SimClockAnswer {
   readonly wallTimeMs: number;
 }
 
-export function simClockAnswer(market: SimClock, wall: Clock): SimClockAnswer {
+export function simClockAnswer(market: ManualClock, wall: Clock): SimClockAnswer {
   return { marketTimeMs: Math.floor(market.nowMs()), speed: market.speed, wallTimeMs: wall.nowMs() };
 }

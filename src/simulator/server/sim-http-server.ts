@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '../../core/clock';
+import type { Clock, ManualClock } from '../../core/clock';
 import { ExchangeRejectedError } from '../../domain/errors';
 import { WIRE_ENDPOINTS, type WireEndpointId } from '../../exchange/http/endpoints';
 import type { FieldErrors } from '../../exchange/request-rules';
@@ -9,7 +9,6 @@ import { requestCodec, type RequestCodec, type UnknownFieldPolicy } from '../../
 import type { LimitTable } from '../../limiter/limits';
 import type { SimEngine } from '../engine/sim-engine';
 import type { MarketFeed } from '../market/market-feed';
-import type { SimClock } from '../market/sim-clock';
 import { authenticate, TOO_MANY_REQUESTS } from './authenticate';
 import type { Faults } from './faults';
 import { NonceGuard } from './nonce-guard';
@@ -22,7 +21,7 @@ import { SIM_CLOCK_PATH, simClockAnswer } from './sim-clock-endpoint';
 export interface SimHttpServerDeps {
   readonly engine: SimEngine;
   readonly feed: MarketFeed;
-  readonly marketClock: SimClock;
+  readonly marketClock: ManualClock;
   /** Nonce windows, rate-limit windows, the kline cache and `/time` follow this clock. */
   readonly wallClock: Clock;
   /** API key -> secret. */

@@ -6,7 +6,6 @@ import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { CandlePoller, type CandleGap, type CandlePollerEvent, type ClosedCandle } from '../../../src/market-data/candle-poller';
 import { loadCsvRows, rowToCandle, type CsvCandleRow } from '../../../src/market-data/csv-candles';
-import { ScaledMarketClock } from '../../../src/market-data/market-clock';
 import { sharedDataFile } from '../../helpers/shared-data';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 
@@ -89,7 +88,7 @@ describe('CandlePoller over HTTP against the simulated exchange (real data with 
 
   test('scheduler on the accelerated simulator clock drives the poller across the outage', async () => {
     sim = await startSimulatedExchange({ markets: [{ name: 'BTC_USDT', rows: slice }], speed: 0, start: at(6, 55) });
-    const clock = new ScaledMarketClock(sim.clock);
+    const clock = sim.clock;
     const events: CandlePollerEvent[] = [];
     const poller = new CandlePoller({
       market: 'BTC_USDT', interval: '1m', client: httpClient(sim), clock, onEvent: (e) => { events.push(e); },

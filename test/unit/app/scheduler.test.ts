@@ -2,7 +2,7 @@ import {
   createJobScheduler, CronJobScheduler, everyCronExpression, MarketClockJobScheduler, nextTickAtMs,
   type JobRunContext, type SchedulerLog,
 } from '../../../src/app/scheduler';
-import { DrivenMarketClock, WallMarketClock } from '../../../src/market-data/market-clock';
+import { ManualClock, SystemClock } from '../../../src/core/clock';
 
 const T = Date.UTC(2021, 8, 29, 7, 0, 10); // 07:00:10 UTC
 const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -23,7 +23,7 @@ function recordingLog(): SchedulerLog & { lines: { level: string; obj: object; m
 }
 
 /** Moves the driven clock to `ms` once every job loop is parked on it, then lets the woken runs start. */
-async function moveTo(clock: DrivenMarketClock, ms: number): Promise<void> {
+async function moveTo(clock: ManualClock, ms: number): Promise<void> {
   await flush();
   clock.setMs(ms);
   await flush();
@@ -31,7 +31,7 @@ async function moveTo(clock: DrivenMarketClock, ms: number): Promise<void> {
 
 describe('MarketClockJobScheduler (driven market clock)', () => {
   test('candle-close jobs tick at close + delay on market time; every-jobs on multiples of the period', async () => {
-    const clock = new DrivenMarketClock(T);
+    const clock = new ManualClock(T);
     const s = new MarketClockJobScheduler({ clock, log: recordingLog() });
     const seen: [string, number][] = [];
     s.add({ name: 'klines', schedule: { kind: 'candle-close', interval: '1m' }, run: async (c) => { seen.push([c.job, c.scheduledAtMs]); } });
@@ -45,7 +45,7 @@ describe('MarketClockJobScheduler (driven market clock)', () => {
   });
 
   test('no overlap: a tick while the job still runs is skipped and counted', async () => {
-    const clock = new DrivenMarketClock(T);
+    const clock = new ManualClock(T);
     const skips: number[] = [];
     const s = new MarketClockJobScheduler({ clock, log: recordingLog(), events: { onSkip: (e) => skips.push(e.scheduledAtMs) } });
     const gate = deferred();
@@ -66,7 +66,7 @@ describe('MarketClockJobScheduler (driven market clock)', () => {
   });
 
   test('errors are isolated: caught, logged, counted; the job and the others keep running', async () => {
-    const clock = new DrivenMarketClock(T);
+    const clock = new ManualClock(T);
     const log = recordingLog();
     const errors: string[] = [];
     const runs: boolean[] = [];
@@ -90,7 +90,7 @@ describe('MarketClockJobScheduler (driven market clock)', () => {
   });
 
   test('stop() stops ticking, aborts the run signal and resolves only after in-flight runs finish', async () => {
-    const clock = new DrivenMarketClock(T);
+    const clock = new ManualClock(T);
     const s = new MarketClockJobScheduler({ clock, log: recordingLog() });
     const gate = deferred();
     let ctx: JobRunContext | undefined;
@@ -113,7 +113,7 @@ describe('MarketClockJobScheduler (driven market clock)', () => {
   });
 
   test('stop() is bounded by its timeout and names the jobs still running', async () => {
-    const clock = new DrivenMarketClock(T);
+    const clock = new ManualClock(T);
     const s = new MarketClockJobScheduler({ clock, log: recordingLog() });
     s.add({ name: 'stuck', schedule: { kind: 'every', everyMs: 1000 }, run: () => new Promise<void>(() => undefined) });
     s.start();
@@ -122,7 +122,7 @@ describe('MarketClockJobScheduler (driven market clock)', () => {
   });
 
   test('runNow goes through the same guard; duplicate names and bad schedules are refused', async () => {
-    const clock = new DrivenMarketClock(T);
+    const clock = new ManualClock(T);
     const s = new MarketClockJobScheduler({ clock, log: recordingLog() });
     const gate = deferred();
     let runs = 0;
@@ -159,8 +159,8 @@ describe('CronJobScheduler (node-cron, wall clock)', () => {
   });
 
   test('createJobScheduler: cron on a wall clock, the market-clock loop otherwise', () => {
-    expect(createJobScheduler({ clock: new WallMarketClock(), log: recordingLog() })).toBeInstanceOf(CronJobScheduler);
-    expect(createJobScheduler({ clock: new DrivenMarketClock(), log: recordingLog() })).toBeInstanceOf(MarketClockJobScheduler);
+    expect(createJobScheduler({ clock: new SystemClock(), log: recordingLog() })).toBeInstanceOf(CronJobScheduler);
+    expect(createJobScheduler({ clock: new ManualClock(), log: recordingLog() })).toBeInstanceOf(MarketClockJobScheduler);
   });
 
   test('real node-cron ticks: overlap is skipped and counted, errors isolated, stop waits for the run', async () => {

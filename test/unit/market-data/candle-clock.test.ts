@@ -3,7 +3,6 @@ import {
   addCandleSteps, candleCloseCronExpression, candleCloseTime, candleSteps, CandleClock, isCandleClosed,
   lastClosedCandleOpenTime, nextPollAtMs, previousCandleOpenTime,
 } from '../../../src/market-data/candle-clock';
-import { AcceleratedMarketClock, DrivenMarketClock } from '../../../src/market-data/market-clock';
 
 const s = (y: number, mo: number, d: number, h = 0, mi = 0, sec = 0): number => Date.UTC(y, mo - 1, d, h, mi, sec) / 1000;
 const ms = (y: number, mo: number, d: number, h = 0, mi = 0, sec = 0, milli = 0): number => Date.UTC(y, mo - 1, d, h, mi, sec, milli);
@@ -70,7 +69,7 @@ describe('candle close math', () => {
 
 describe('CandleClock on a market clock', () => {
   test('follows a driven clock and wakes at the poll instant', async () => {
-    const clock = new DrivenMarketClock(ms(2021, 9, 29, 7, 0, 30));
+    const clock = new ManualClock(ms(2021, 9, 29, 7, 0, 30));
     const cc = new CandleClock(clock, '1m');
     expect(cc.nextPollAtMs()).toBe(ms(2021, 9, 29, 7, 1, 1, 500));
     let woke: number | undefined;
@@ -86,7 +85,7 @@ describe('CandleClock on a market clock', () => {
 
   test('scales the real delay by an accelerated clock\'s speed (60 market s per real s)', () => {
     const real = new ManualClock(1_000_000);
-    const clock = new AcceleratedMarketClock({ startMs: ms(2021, 9, 29, 7, 0, 10), speed: 60, realClock: real });
+    const clock = new ManualClock(ms(2021, 9, 29, 7, 0, 10), { speed: 60, real });
     const cc = new CandleClock(clock, '1m');
     expect(cc.realDelayToNextPollMs()).toBe(Math.ceil(51_500 / 60)); // 859 real ms for 51.5 market s
     real.advanceMs(500); // 30 market seconds

@@ -12,7 +12,6 @@ import { partialAlongPath } from '../../../src/simulator/engine/price-path';
 import { RandomWalkSource, RowsCandleSource } from '../../../src/simulator/market/candle-source';
 import { buildKlines } from '../../../src/simulator/market/klines';
 import { MarketFeed } from '../../../src/simulator/market/market-feed';
-import { SimClock } from '../../../src/simulator/market/sim-clock';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 
 const T0 = 1_700_000_040;
@@ -94,7 +93,7 @@ describe('klines', () => {
 
 describe('market feed', () => {
   test('applies closed candles as the clock passes boundaries; gaps apply nothing', () => {
-    const clock = new SimClock(T0, 0, new ManualClock(0));
+    const clock = new ManualClock(T0 * 1000, { real: new ManualClock(0) });
     const engine = new SimEngine({ clock, markets: [simMarketInfo('BTC_USDT')] });
     engine.openAccount('k', { trading: { USDT: '1000' } });
     const feed = new MarketFeed(engine, clock, new Map([['BTC_USDT', new RowsCandleSource(rows)]]));
@@ -125,7 +124,7 @@ describe('market feed', () => {
 
   test('market clock runs at speed and can be driven forward only', () => {
     const real = new ManualClock(1_000_000);
-    const clock = new SimClock(T0, 60, real);
+    const clock = new ManualClock(T0 * 1000, { speed: 60, real });
     real.advanceMs(1000);
     expect(clock.nowMs()).toBe((T0 + 60) * 1000);
     clock.advanceTo(T0); // the past: ignored
