@@ -211,7 +211,7 @@ async function measure(fullRefresh: boolean, guests: GuestIsolation | undefined 
   for (const s of strategies) for (const m of MARKETS) leases.want(s.name, m);
   await leases.tick();
   const book = new OpenOrderBook(store);
-  const engine = new RiskEngine({ clock, limits: riskLimitsFromConfig({ initialState: 'active', defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' }, markets: {}, feeMargin: '0.002' }) });
+  const engine = new RiskEngine({ limits: riskLimitsFromConfig({ initialState: 'active', defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' }, markets: {}, feeMargin: '0.002' }) });
   let flow: CandleFlow | undefined;
   let lastRefresh = 0;
   const big = { USDT: { available: new Decimal('1e12'), freeze: zero } };

@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
-import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { isDeadLocalOwner } from './dead-owner';
@@ -68,13 +67,12 @@ const RECONCILE_LABEL: Readonly<Record<string, { readonly discrepancy: Discrepan
 };
 
 /**
- * Execution events -> metrics and log lines. Fills go to `onFill` (realised PnL for the daily loss
- * limit); an order the exchange took without our client order id, or an order type it does not
+ * Execution events -> metrics and log lines. An order the exchange took without our client order id, or an order type it does not
  * offer (HTTP 453), halts trading (`halt`). Never throws: a listener failure must not change an order's fate.
  */
 export function executionEventSink(
   metrics: Metrics, log: Logger,
-  hooks: { onFill(clientOrderId: string): void; halt(reason: string): void; wallClock: Clock },
+  hooks: { halt(reason: string): void; wallClock: Clock },
 ): ExecutionEvents {
   return {
     emit(e: ExecutionEvent): void {
@@ -95,11 +93,9 @@ export function executionEventSink(
         case 'OrderFilled':
         case 'OrderPartiallyFilled':
           log.info({ clientOrderId: e.clientOrderId, filledAmount: e.filledAmount }, e.type === 'OrderFilled' ? 'order filled' : 'order partially filled');
-          hooks.onFill(e.clientOrderId);
           return;
         case 'OrderCanceled':
           log.info({ clientOrderId: e.clientOrderId, filledAmount: e.filledAmount }, 'order canceled');
-          if (new Decimal(e.filledAmount).greaterThan(0)) hooks.onFill(e.clientOrderId);
           return;
         case 'OrderAnswerLost':
           log.warn({ clientOrderId: e.clientOrderId, error: e.error }, 'order answer lost: outcome unknown until settled');

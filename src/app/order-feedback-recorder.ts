@@ -2,6 +2,7 @@ import { Decimal } from '../domain/decimal';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
 import { exchangeClientOrderId } from '../execution/oco-ids';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
+import type { Portfolio } from '../portfolio/portfolio';
 import { OrderFeedback, type OcoLeg } from '../strategy/order-feedback';
 
 /** Fill totals of one journal record already told to its strategy. */
@@ -25,11 +26,14 @@ const NOTHING: Told = { amount: ZERO, money: ZERO, fee: ZERO };
  * awaits `idle()` before a candle goes to the strategies, so what was settled is in their ctx.
  */
 export class OrderFeedbackRecorder implements ExecutionEvents {
-  readonly feedback = new OrderFeedback();
+  readonly feedback: OrderFeedback;
   private readonly told = new Map<string, Told>();
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly store: Pick<OrderStore, 'get'>, private readonly onError: (err: unknown) => void = () => undefined) {}
+  /** Every fill it reads goes into `portfolio` (positions and PnL) through the feedback. */
+  constructor(private readonly store: Pick<OrderStore, 'get'>, portfolio: Portfolio, private readonly onError: (err: unknown) => void = () => undefined) {
+    this.feedback = new OrderFeedback(portfolio);
+  }
 
   emit(e: ExecutionEvent): void {
     switch (e.type) {

@@ -8,13 +8,13 @@ import { RiskGate } from '../execution/risk-gate';
 import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
 import { setTradingState, type Metrics } from '../metrics/registry';
+import { Portfolio } from '../portfolio/portfolio';
 import { RiskEngine } from '../risk/risk-engine';
 import type { ExecutionEvents } from '../execution/events';
 import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
 import { MeteredOrderStore } from './metered-order-store';
 import { OpenOrderBook } from './open-order-book';
 import { OrderFeedbackRecorder } from './order-feedback-recorder';
-import { PnlTracker } from './pnl-tracker';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
@@ -54,18 +54,23 @@ export interface Trading {
   readonly execLog: Logger;
   /** What strategies are told about their orders (ctx.events, ctx.position). */
   readonly feedback: OrderFeedbackRecorder;
+  /** Positions and PnL from the journal's fills: ctx.position, the daily loss limit, the metrics. */
+  readonly portfolio: Portfolio;
 }
 
 /**
  * Wires risk -> executor over the journal (metered), the balance poller, the open-order view, the
- * realised-PnL tracker (daily loss limit) and the trading-state control, which it initialises from
+ * portfolio (fed by the journal's fills through the order feedback; the daily loss limit reads it) and
+ * the trading-state control, which it initialises from
  * the store (a paused daemon comes back paused).
  */
 export async function wireTrading(i: TradingInput): Promise<Trading> {
   const c = i.config;
   const m = i.metrics;
+  // Today's PnL on the market clock (the exchange's day).
+  const portfolio = new Portfolio(i.marketClock);
   const riskEngine = new RiskEngine({
-    limits: riskLimitsFromConfig(c.risk), clock: i.marketClock, initialState: c.risk.initialState,
+    limits: riskLimitsFromConfig(c.risk), pnl: portfolio, initialState: c.risk.initialState,
     onStateChange: (next) => setTradingState(m, next),
   });
   setTradingState(m, riskEngine.tradingState);
@@ -83,26 +88,19 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     onStoreHealth: i.onRedisUp,
   });
   const execLog = componentLogger(i.log, 'executor');
-  const pnl = new PnlTracker(new Decimal(c.risk.feeMargin), (amount, record) => {
-    riskEngine.recordRealizedPnl({ amount });
-    execLog.info({ market: record.market, realized: amount.toString(), today: riskEngine.realizedPnlToday().toString() }, 'realised PnL');
+  portfolio.onFill((state, _fill, realized) => {
+    if (realized.isZero()) return;
+    execLog.info({ strategy: state.strategy, market: state.market, realized: realized.toString(), today: portfolio.realizedToday().toString() }, 'realised PnL');
   });
-  const positions = new PositionMetrics(m, new Decimal(c.risk.feeMargin));
+  const positions = new PositionMetrics(m, portfolio);
   const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
-  const feedback = new OrderFeedbackRecorder(store, (err) => execLog.warn({ err }, 'order feedback for strategies not recorded'));
+  const feedback = new OrderFeedbackRecorder(store, portfolio, (err) => execLog.warn({ err }, 'order feedback for strategies not recorded'));
   const observers = executionEventSink(m, execLog, {
     wallClock: i.wallClock,
     // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
     // an operator fixed the cause (exchange.dialect, the server or region) and resumed.
     halt: (reason) => {
       void tradingControl.set('halted', reason, i.wallClock.nowMs());
-    },
-    onFill: (id) => {
-      void store.get(id).then((r) => {
-        if (r === undefined) return;
-        pnl.onFill(r);
-        positions.fill(r);
-      }).catch(() => undefined);
     },
   });
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
@@ -115,7 +113,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : collateralFree(collateral, cur)) },
   });
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio };
 }
 
 const NOTHING = new Decimal(0);

@@ -1,7 +1,6 @@
-import type { Clock } from '../core/clock';
 import type { Intent } from '../domain/intent';
 import { RiskDeniedError } from '../domain/errors';
-import { DailyPnl, type RealizedPnlEvent } from './daily-loss';
+import { Decimal } from '../domain/decimal';
 import {
   checkBalance, checkMarketMinimums, checkMarketNotional, checkOpenOrders, checkOrderNotional, checkPriceBand, deny,
   type RiskCheck, type RiskContext, type RiskDecision,
@@ -9,15 +8,22 @@ import {
 import { limitsFor, type RiskLimits } from './risk-limits';
 import { isExit, TradingStateHolder, type TradingState } from './trading-state';
 
+/** Where the daily loss limit reads today's realised PnL: the portfolio (src/portfolio/portfolio.ts). */
+export interface RealizedToday {
+  realizedToday(): Decimal;
+}
+
 export interface RiskEngineOptions {
   readonly limits: RiskLimits;
-  readonly clock: Clock;
+  /** Today's realised PnL (the portfolio); default none: the daily loss limit never trips. */
+  readonly pnl?: RealizedToday | undefined;
   readonly initialState?: TradingState | undefined;
   /** Observes trading-state transitions (metrics, logs). */
   readonly onStateChange?: ((next: TradingState, previous: TradingState, reason: string) => void) | undefined;
 }
 
 const ALLOWED: RiskDecision = Object.freeze({ allowed: true });
+const NO_PNL: RealizedToday = { realizedToday: () => new Decimal(0) };
 
 /** Order of the per-order checks: cheap and most telling first. */
 const ORDER_CHECKS: readonly RiskCheck[] = [
@@ -34,12 +40,12 @@ const ORDER_CHECKS: readonly RiskCheck[] = [
 export class RiskEngine {
   private limits: RiskLimits;
   private readonly state: TradingStateHolder;
-  private readonly pnl: DailyPnl;
+  private readonly pnl: RealizedToday;
 
   constructor(opts: RiskEngineOptions) {
     this.limits = opts.limits;
     this.state = new TradingStateHolder(opts.initialState ?? 'active', opts.onStateChange);
-    this.pnl = new DailyPnl(opts.clock);
+    this.pnl = opts.pnl ?? NO_PNL;
   }
 
   check(intent: Intent, ctx: RiskContext): RiskDecision {
@@ -48,7 +54,7 @@ export class RiskEngine {
     if (!byState.allowed) return byState;
     const exit = isExit(intent);
     if (!exit && this.dailyLossLimitReached()) {
-      return deny('daily_loss_limit', `realised loss today ${this.pnl.today().negated()} reached the daily limit ${this.limits.dailyLossLimit}: no new entries until 00:00 UTC`);
+      return deny('daily_loss_limit', `realised loss today ${this.pnl.realizedToday().negated()} reached the daily limit ${this.limits.dailyLossLimit}: no new entries until 00:00 UTC`);
     }
     const limits = limitsFor(this.limits, intent.market);
     for (const check of ORDER_CHECKS) {
@@ -73,18 +79,10 @@ export class RiskEngine {
     if (!d.allowed) throw new RiskDeniedError(d.message, { rule: d.rule, market: intent.market, strategy: ctx.strategy });
   }
 
-  /** Feed every realised PnL (closed trade) here; the daily loss limit reads the sum of the UTC day. */
-  recordRealizedPnl(event: RealizedPnlEvent): void {
-    this.pnl.record(event);
-  }
-
-  realizedPnlToday(): ReturnType<DailyPnl['today']> {
-    return this.pnl.today();
-  }
 
   dailyLossLimitReached(): boolean {
     const limit = this.limits.dailyLossLimit;
-    return limit !== undefined && this.pnl.today().negated().greaterThanOrEqualTo(limit);
+    return limit !== undefined && this.pnl.realizedToday().negated().greaterThanOrEqualTo(limit);
   }
 
   get tradingState(): TradingState {

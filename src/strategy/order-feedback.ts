@@ -1,6 +1,9 @@
-import { Decimal } from '../domain/decimal';
+import type { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import type { OrderSide } from '../domain/order';
+import type { Portfolio, PositionView } from '../portfolio/portfolio';
+
+export type { PositionView } from '../portfolio/portfolio';
 
 /** Which leg of an OCO an event is about (absent for a stop-limit order). */
 export type OcoLeg = 'take_profit' | 'stop_loss';
@@ -33,18 +36,6 @@ export type OrderEvent =
   | { readonly type: 'denied'; readonly rule: string; readonly reason: string };
 
 /**
- * This strategy's position on this market (`ctx.position`), from its own fills: `amount` in the
- * stock currency (negative = short, e.g. an OCO sell exit on the collateral account), the average
- * entry price of what is held (undefined when flat; fees not included), and the unrealised PnL at
- * the newest candle's close: amount x (close - average entry).
- */
-export interface PositionView {
-  readonly amount: Decimal;
-  readonly averageEntry: Decimal | undefined;
-  readonly unrealizedPnl: Decimal;
-}
-
-/**
  * One execution as the recorder saw it (deal in a backtest, journal fill delta in the daemon): the fill
  * event's fields (`clientOrderId` is the id of the order's `ctx.openOrders` entry, an OCO's for both legs)
  * and where it belongs.
@@ -54,6 +45,8 @@ export interface FillInput extends Omit<Extract<OrderEvent, { type: 'filled' | '
   readonly market: MarketName;
   /** Nothing of the order (leg) is left. */
   readonly complete: boolean;
+  /** When it executed (Unix ms), for today's PnL; default now. */
+  readonly timeMs?: number | undefined;
 }
 
 export interface CancelInput {
@@ -69,37 +62,31 @@ export interface CancelInput {
 /** An OCO leg's cancel, told or not when taken (see `cancelled`). */
 type Queued = OrderEvent | { readonly event: OrderEvent & { type: 'cancelled' }; readonly leg: OcoLeg };
 
-interface Position {
-  amount: Decimal;
-  /** Average entry of what is held; meaningless when amount is zero. */
-  entry: Decimal;
-}
-
 /** Events kept per (strategy, market) while it does not run (paused): the oldest go first. */
 const MAX_EVENTS = 1000;
 /** OCO ids remembered for the leg rule below; oldest forgotten first. */
 const MAX_OCOS = 10_000;
-const ZERO = new Decimal(0);
-const FLAT: PositionView = Object.freeze({ amount: ZERO, averageEntry: undefined, unrealizedPnl: ZERO });
 const NO_EVENTS: readonly OrderEvent[] = Object.freeze([]);
 
 /**
- * Collects what strategies are told about their orders: the events since their last call and their
- * positions. One class for the backtest and the daemon, which feed it from their own sources (the
- * engine's deals; the journal's fills), so the shape and the rules cannot drift apart. Pure: no I/O.
+ * Collects what strategies are told about their orders: the events since their last call, and every
+ * fill into the portfolio (their positions and PnL). One class for the backtest and the daemon, which
+ * feed it from their own sources (the engine's deals; the journal's fills), so the shape and the rules
+ * cannot drift apart. Pure: no I/O.
  */
 export class OrderFeedback {
   private readonly queues = new Map<string, Queued[]>();
-  private readonly positions = new Map<string, Position>();
   /** OCO id -> legs that triggered or executed: a cancel of the OTHER leg is the OCO rule, not news. */
   private readonly ocoFills = new Map<string, Set<OcoLeg>>();
   /** OCO ids whose cancellation was already reported (both legs end cancelled: one event). */
   private readonly ocoCancelled = new Map<string, true>();
 
+  constructor(readonly portfolio: Portfolio) {}
+
   fill(f: FillInput): void {
     const key = slotKey(f.strategy, f.market);
     if (f.leg !== undefined) remember(this.ocoFills, f.clientOrderId, () => new Set<OcoLeg>()).add(f.leg);
-    this.move(key, f.side === 'buy' ? f.amount : f.amount.negated(), f.price);
+    this.portfolio.applyFill(f);
     this.push(key, {
       type: f.complete ? 'filled' : 'partially_filled', clientOrderId: f.clientOrderId, side: f.side, amount: f.amount,
       price: f.price, fee: f.fee, filledAmount: f.filledAmount, ...(f.leg === undefined ? {} : { leg: f.leg }),
@@ -148,35 +135,18 @@ export class OrderFeedback {
     return out;
   }
 
-  /** The position, its unrealised PnL valued at `lastPrice`. */
+  /** The position (the portfolio's), its unrealised PnL valued at `lastPrice`. */
   position(strategy: string, market: MarketName, lastPrice: Decimal | undefined): PositionView {
-    if (this.positions.size === 0) return FLAT;
-    const p = this.positions.get(slotKey(strategy, market));
-    if (p === undefined || p.amount.isZero()) return FLAT;
-    const unrealizedPnl = lastPrice === undefined ? ZERO : p.amount.times(lastPrice.minus(p.entry));
-    return { amount: p.amount, averageEntry: p.entry, unrealizedPnl };
+    return this.portfolio.position(strategy, market, lastPrice);
   }
 
-  /** A fill from before (the journal at start-up): the position moves, nothing is told. */
+  /**
+   * A fill from before (the journal at start-up): the position moves, nothing is told, and its PnL is
+   * not counted as today's (the restarted daemon does not know when it was realised).
+   */
   seedFill(f: FillInput): void {
     if (f.leg !== undefined) remember(this.ocoFills, f.clientOrderId, () => new Set<OcoLeg>()).add(f.leg);
-    this.move(slotKey(f.strategy, f.market), f.side === 'buy' ? f.amount : f.amount.negated(), f.price);
-  }
-
-  /** Signed change of the held amount at `price`: adding keeps an average, reducing keeps the entry, crossing zero starts anew. */
-  private move(key: string, signed: Decimal, price: Decimal): void {
-    const p = this.positions.get(key);
-    if (p === undefined || p.amount.isZero()) {
-      this.positions.set(key, { amount: signed, entry: price });
-      return;
-    }
-    const next = p.amount.plus(signed);
-    if (p.amount.isPositive() === signed.isPositive()) {
-      p.entry = p.entry.times(p.amount).plus(price.times(signed)).dividedBy(next);
-    } else if (!next.isZero() && next.isPositive() !== p.amount.isPositive()) {
-      p.entry = price;
-    }
-    p.amount = next;
+    this.portfolio.applyFill({ strategy: f.strategy, market: f.market, side: f.side, amount: f.amount, price: f.price, fee: f.fee, timeMs: Number.NEGATIVE_INFINITY });
   }
 
   private push(key: string, event: Queued): void {

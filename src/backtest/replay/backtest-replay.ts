@@ -20,7 +20,7 @@ import { AccountView } from './account-view';
 import { CandleAggregator } from './candle-aggregator';
 import { OrderFlow, type OrderLogEntry } from './order-flow';
 import { OrderJournal } from './order-journal';
-import { RealizedPnl } from './realized-pnl';
+import { Portfolio } from '../../portfolio/portfolio';
 import { RiskGate } from '../../execution/risk-gate';
 import { OrderFeedback } from '../../strategy/order-feedback';
 
@@ -135,17 +135,17 @@ export class BacktestReplay {
     this.engine.openAccount(API_KEY, { trading: { ...input.balances }, collateral: { ...input.collateralBalances } });
     const journal = new OrderJournal();
     const account = new AccountView(this.engine, API_KEY, collateral);
-    const risk = new RiskEngine({ limits: input.risk ?? DEFAULT_RISK_LIMITS, clock: this.clock });
+    const portfolio = new Portfolio(this.clock);
+    const risk = new RiskEngine({ limits: input.risk ?? DEFAULT_RISK_LIMITS, pnl: portfolio });
     const gate = new RiskGate(risk, {
       lastPrice: (m) => this.engine.lastPrice(m),
       balances: () => account.balances(),
       openOnMarket: (m) => journal.openOnMarket(m),
     });
-    const feedback = new OrderFeedback();
+    const feedback = new OrderFeedback(portfolio);
     this.flow = new OrderFlow({
       feedback,
       engine: this.engine, apiKey: API_KEY, clock: this.clock, markets: infos, risk: gate, journal, account,
-      pnl: new RealizedPnl(), onRealized: (amount, timeMs) => risk.recordRealizedPnl({ amount, timeMs }),
     });
     this.engine.onEvent((e) => this.flow.onEngineEvent(e));
     const budgetMs = input.strategyRules?.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;

@@ -11,7 +11,6 @@ import type { StampedIntent } from '../../strategy/intent-validation';
 import type { BacktestFill } from '../report';
 import type { AccountView } from './account-view';
 import type { OrderJournal } from './order-journal';
-import type { RealizedPnl } from './realized-pnl';
 import type { RiskGate } from '../../execution/risk-gate';
 import type { OrderFeedback } from '../../strategy/order-feedback';
 
@@ -54,10 +53,7 @@ export interface OrderFlowDeps {
   readonly risk: RiskGate;
   readonly journal: OrderJournal;
   readonly account: AccountView;
-  readonly pnl: RealizedPnl;
-  /** Realised PnL of a fill goes to the risk engine's daily loss limit. */
-  readonly onRealized: (amount: Decimal, timeMs: number) => void;
-  /** What strategies are told about their orders (ctx.events, ctx.position). */
+  /** What strategies are told about their orders (ctx.events), and the portfolio every fill goes to (ctx.position, the daily loss limit). */
   readonly feedback: OrderFeedback;
 }
 
@@ -65,7 +61,7 @@ export interface OrderFlowDeps {
  * The executor's order flow without HTTP or Redis: intent -> market -> pre-trade risk -> rounding,
  * size limits and balance (`prepareOrder`, the executor's own code) -> engine placeStopLimit /
  * placeOco / cancel. The engine's fills come back through `onEngineEvent`: they update the journal
- * (open orders for ctx and risk), the balance snapshot and the realised PnL for the daily loss limit.
+ * (open orders for ctx and risk), the balance snapshot and, through the feedback, the portfolio.
  */
 export class OrderFlow {
   readonly log: OrderLogEntry[] = [];
@@ -159,8 +155,6 @@ export class OrderFlow {
         // Both OCO legs carry the OCO's client order id: the leg is told by its type (the stop-loss leg is the stop order).
         orderKind: order.ocoId === undefined ? 'stop_limit' : order.activationPrice === undefined ? 'oco_take_profit' : 'oco_stop_loss',
       });
-      const realized = this.d.pnl.onFill(deal.market, deal.side, deal.amount, deal.price, deal.fee, deal.deal);
-      if (!realized.isZero()) this.d.onRealized(realized, deal.time * 1000);
     }
     this.tell(event);
     this.d.journal.refresh(order.clientOrderId);
@@ -177,7 +171,7 @@ export class OrderFlow {
       const deal = event.deal;
       this.d.feedback.fill({
         strategy: view.strategy, market: view.market, clientOrderId: view.clientOrderId, side: deal.side, amount: deal.amount,
-        price: deal.price, fee: deal.fee, filledAmount: order.dealStock, complete: order.left.isZero(), leg,
+        price: deal.price, fee: deal.fee, filledAmount: order.dealStock, complete: order.left.isZero(), leg, timeMs: deal.time * 1000,
       });
     } else {
       this.d.feedback.cancelled({

@@ -9,6 +9,7 @@ import { LeaseKeeper } from '../../../src/execution/lease-keeper';
 import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
 import { RiskGate } from '../../../src/execution/risk-gate';
 import { OpenOrderBook } from '../../../src/app/open-order-book';
+import { Portfolio } from '../../../src/portfolio/portfolio';
 import { RiskEngine } from '../../../src/risk/risk-engine';
 import type { RiskLimits } from '../../../src/risk/risk-limits';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
@@ -61,10 +62,11 @@ export async function paperRun(o: {
   let collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
   let lastClose: Decimal | undefined;
   const feedbackErrors: unknown[] = [];
-  const feedback = new OrderFeedbackRecorder(store, (err) => feedbackErrors.push(err));
+  const portfolio = new Portfolio(sim.clock);
+  const feedback = new OrderFeedbackRecorder(store, portfolio, (err) => feedbackErrors.push(err));
   const exec = buildExecution({
     exchange: client, store, leases, leaseStore, owner: 'parity-paper', clock: wall, markets: [market], requestTimeoutMs: 5000, events: feedback,
-    risk: new RiskGate(new RiskEngine({ limits: o.risk ?? {}, clock: sim.clock }), {
+    risk: new RiskGate(new RiskEngine({ limits: o.risk ?? {}, pnl: portfolio }), {
       lastPrice: () => lastClose, balances: () => balances, openOnMarket: (mk) => book.onMarket(mk),
     }),
     // As the daemon's collateral poller: an asset the answer does not list holds nothing.

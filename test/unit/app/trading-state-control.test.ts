@@ -1,11 +1,10 @@
 import pino from 'pino';
 import { TradingStateControl } from '../../../src/app/trading-state-control';
-import { ManualClock } from '../../../src/core/clock';
 import { RiskEngine } from '../../../src/risk/risk-engine';
 import { InMemoryTradingStateStore, parseTradingState } from '../../../src/risk/trading-state-store';
 
 const log = pino({ level: 'silent' });
-const engine = (initial: 'active' | 'halted' | 'reducing' = 'active') => new RiskEngine({ limits: {}, clock: new ManualClock(0), initialState: initial });
+const engine = (initial: 'active' | 'halted' | 'reducing' = 'active') => new RiskEngine({ limits: {}, initialState: initial });
 
 test('at start the stored state wins over the config (a restart keeps the operator\'s choice); the config applies when nothing is stored', async () => {
   const store = new InMemoryTradingStateStore();

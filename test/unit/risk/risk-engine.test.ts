@@ -3,6 +3,7 @@ import { Decimal } from '../../../src/domain/decimal';
 import { RiskDeniedError } from '../../../src/domain/errors';
 import type { Intent, OcoIntent, StopLimitIntent } from '../../../src/domain/intent';
 import type { MarketInfo } from '../../../src/domain/market';
+import { Portfolio } from '../../../src/portfolio/portfolio';
 import { RiskEngine } from '../../../src/risk/risk-engine';
 import {
   checkBalance, checkMarketMinimums, checkMarketNotional, checkOpenOrders, checkOrderNotional, checkPriceBand, type RiskContext,
@@ -76,7 +77,7 @@ describe('RiskEngine', () => {
   const DAY = 86_400_000;
 
   test('allows a good order and returns the first failing rule otherwise', () => {
-    const engine = new RiskEngine({ limits, clock: new ManualClock(0) });
+    const engine = new RiskEngine({ limits });
     expect(engine.check(buy, ctx())).toEqual({ allowed: true });
     expect(engine.check({ ...buy, amount: D(1) }, ctx({ balances: {} }))).toMatchObject({ allowed: false, rule: 'max_order_notional' });
     expect(() => engine.assertAllowed({ ...buy, amount: D(1) }, ctx())).toThrow(RiskDeniedError);
@@ -84,7 +85,7 @@ describe('RiskEngine', () => {
 
   test('halted: everything but cancels is denied', () => {
     const changes: string[] = [];
-    const engine = new RiskEngine({ limits, clock: new ManualClock(0), onStateChange: (n, p, r) => changes.push(`${p}->${n}:${r}`) });
+    const engine = new RiskEngine({ limits, onStateChange: (n, p, r) => changes.push(`${p}->${n}:${r}`) });
     engine.setTradingState('halted', 'operator');
     expect(engine.tradingState).toBe('halted');
     expect(engine.check(buy, ctx())).toMatchObject({ rule: 'trading_state' });
@@ -94,7 +95,7 @@ describe('RiskEngine', () => {
   });
 
   test('reducing: exits and cancels pass, entries are denied', () => {
-    const engine = new RiskEngine({ limits, clock: new ManualClock(0), initialState: 'reducing' });
+    const engine = new RiskEngine({ limits, initialState: 'reducing' });
     expect(engine.check(buy, ctx())).toMatchObject({ rule: 'trading_state' });
     expect(engine.check(oco, ctx())).toEqual({ allowed: true });
     expect(engine.check(sell, ctx())).toEqual({ allowed: true }); // no purpose: a spot sell is an exit
@@ -108,23 +109,31 @@ describe('RiskEngine', () => {
 
   test('daily loss limit halts entries until the next UTC day, exits still pass', () => {
     const clock = new ManualClock(10 * DAY + 1000);
-    const engine = new RiskEngine({ limits, clock });
-    engine.recordRealizedPnl({ amount: D(-60) });
+    const portfolio = new Portfolio(clock);
+    const engine = new RiskEngine({ limits, pnl: portfolio });
+    const fill = (side: 'buy' | 'sell', price: number, timeMs?: number) =>
+      portfolio.applyFill({ strategy: 's', market: 'BTC_USDT', side, amount: D(1), price: D(price), fee: D(0), timeMs });
+    fill('buy', 100);
+    fill('sell', 40); // -60
     expect(engine.check(buy, ctx())).toEqual({ allowed: true });
-    engine.recordRealizedPnl({ amount: D(-50) });
-    engine.recordRealizedPnl({ amount: D(-1000), timeMs: 9 * DAY }); // yesterday: ignored
-    expect(engine.realizedPnlToday().toString()).toBe('-110');
+    fill('buy', 100);
+    fill('sell', 50); // -50
+    fill('buy', 2000, 9 * DAY);
+    fill('sell', 1000, 9 * DAY); // yesterday: ignored
+    expect(portfolio.realizedToday().toString()).toBe('-110');
     expect(engine.check(buy, ctx())).toMatchObject({ allowed: false, rule: 'daily_loss_limit' });
     expect(engine.check(oco, ctx())).toEqual({ allowed: true });
     clock.setMs(11 * DAY);
-    expect(engine.realizedPnlToday().toString()).toBe('0');
+    expect(portfolio.realizedToday().toString()).toBe('0');
     expect(engine.check(buy, ctx())).toEqual({ allowed: true });
   });
 
   test('profits offset losses within the day', () => {
-    const engine = new RiskEngine({ limits, clock: new ManualClock(DAY) });
-    engine.recordRealizedPnl({ amount: D(-150) });
-    engine.recordRealizedPnl({ amount: D(80) });
+    const portfolio = new Portfolio(new ManualClock(DAY));
+    const engine = new RiskEngine({ limits, pnl: portfolio });
+    for (const [side, price] of [['buy', 200], ['sell', 50], ['buy', 100], ['sell', 180]] as const) {
+      portfolio.applyFill({ strategy: 's', market: 'BTC_USDT', side, amount: D(1), price: D(price), fee: D(0) });
+    }
     expect(engine.dailyLossLimitReached()).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import { ManualClock } from '../../../src/core/clock';
+import { Portfolio } from '../../../src/portfolio/portfolio';
 import { Decimal } from '../../../src/domain/decimal';
 import { OrderFeedback, type FillInput } from '../../../src/strategy/order-feedback';
 
@@ -9,7 +11,7 @@ const fill = (over: Partial<FillInput>): FillInput => ({
 
 describe('OrderFeedback', () => {
   test('events are per (strategy, market), oldest first, and taken once', () => {
-    const f = new OrderFeedback();
+    const f = new OrderFeedback(new Portfolio(new ManualClock(0)));
     f.denied('s', 'BTC_USDT', 'balance', 'needs 5 USDT');
     f.fill(fill({ complete: false, amount: d('0.4'), filledAmount: d('0.4') }));
     f.rejected('other', 'BTC_USDT', 'x', 'no');
@@ -19,7 +21,7 @@ describe('OrderFeedback', () => {
   });
 
   test('position: average entry while adding, kept while reducing, new entry when it crosses zero; unrealised at the close', () => {
-    const f = new OrderFeedback();
+    const f = new OrderFeedback(new Portfolio(new ManualClock(0)));
     expect(f.position('s', 'BTC_USDT', d('1'))).toEqual({ amount: d('0'), averageEntry: undefined, unrealizedPnl: d('0') });
     f.fill(fill({ amount: d('1'), price: d('100') }));
     f.fill(fill({ amount: d('3'), price: d('200') }));
@@ -35,7 +37,7 @@ describe('OrderFeedback', () => {
   });
 
   test('an OCO leg ended by the other leg executing or triggering is not reported; a whole OCO cancel is reported once', () => {
-    const f = new OrderFeedback();
+    const f = new OrderFeedback(new Portfolio(new ManualClock(0)));
     f.fill(fill({ clientOrderId: 'oco1', side: 'sell', leg: 'take_profit' }));
     f.cancelled({ strategy: 's', market: 'BTC_USDT', clientOrderId: 'oco1', filledAmount: d('0'), leg: 'stop_loss' });
     expect(f.take('s', 'BTC_USDT').map((e) => e.type)).toEqual(['filled']);
@@ -60,14 +62,14 @@ describe('OrderFeedback', () => {
   });
 
   test('a seeded fill moves the position without an event', () => {
-    const f = new OrderFeedback();
+    const f = new OrderFeedback(new Portfolio(new ManualClock(0)));
     f.seedFill(fill({ amount: d('2'), price: d('10') }));
     expect(f.take('s', 'BTC_USDT')).toEqual([]);
     expect(f.position('s', 'BTC_USDT', d('11')).unrealizedPnl.toString()).toBe('2');
   });
 
   test('a strategy that does not run (paused) keeps at most the newest 1000 events', () => {
-    const f = new OrderFeedback();
+    const f = new OrderFeedback(new Portfolio(new ManualClock(0)));
     for (let i = 0; i < 1005; i++) f.denied('s', 'BTC_USDT', 'balance', String(i));
     const events = f.take('s', 'BTC_USDT');
     expect(events).toHaveLength(1000);
