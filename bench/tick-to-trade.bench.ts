@@ -1,7 +1,7 @@
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { CandleFlow } from '../src/app/candle-flow';
-import { OpenOrderBook } from '../src/app/open-order-book';
+import { OpenOrderBook } from '../src/execution/open-order-book';
 import { RiskGate } from '../src/execution/risk-gate';
 import { riskLimitsFromConfig } from '../src/config/risk-limits';
 import { ManualClock, SystemClock } from '../src/core/clock';

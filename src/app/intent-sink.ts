@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
 import type { IntentSink } from './candle-flow';
 import type { Execution } from './execution-wiring';
-import type { OpenOrderBook } from './open-order-book';
+import type { OpenOrderBook } from '../execution/open-order-book';
 import type { OrderFeedback } from '../strategy/order-feedback';
 
 /**

@@ -6,7 +6,7 @@ import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/
 import { GuestHost, type GuestStrategy } from '../strategy/guest/guest-host';
 import { strategyConfigs } from './strategy-wiring';
 import { CandleFlow, type IntentSink } from './candle-flow';
-import { settleBeforeCandle } from './candle-settlement';
+import { settleBeforeCandle } from '../execution/candle-settlement';
 import type { Trading } from './trading-wiring';
 
 export interface StrategyRuntimeInput {

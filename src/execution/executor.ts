@@ -1,4 +1,4 @@
-import { LeaseLostError, NotReadyError } from '../domain/errors';
+import { LeaseLostError, NotReadyError, type TradebotError } from '../domain/errors';
 import type { CancelIntent } from '../domain/intent';
 import type { MarketInfo, MarketName } from '../domain/market';
 import { FINAL_STATUSES } from '../domain/order-state';
@@ -44,7 +44,7 @@ export interface ExecutorDeps {
 export type SubmitResult =
   | { readonly outcome: 'denied'; readonly rule: string; readonly reason: string }
   | { readonly outcome: 'accepted' | 'existing' | 'canceled'; readonly records: readonly OrderRecord[] }
-  | { readonly outcome: 'rejected' | 'unknown'; readonly records: readonly OrderRecord[]; readonly reason: string };
+  | { readonly outcome: 'rejected' | 'unknown'; readonly records: readonly OrderRecord[]; readonly reason: string; readonly error?: TradebotError };
 
 /**
  * intent -> risk checks -> rounding to the market's precision -> size limits -> balance -> journal

@@ -14,7 +14,7 @@ export type SendExchange = Pick<ExchangeClient, 'placeStopLimit' | 'placeOco'>;
 /** How one send ended. `unknown`: the answer was lost; the settler/reconciler resolves it by asking. */
 export type SendOutcome =
   | { readonly outcome: 'accepted'; readonly records: readonly OrderRecord[]; readonly journaled: boolean }
-  | { readonly outcome: 'rejected'; readonly records: readonly OrderRecord[]; readonly reason: string }
+  | { readonly outcome: 'rejected'; readonly records: readonly OrderRecord[]; readonly reason: string; readonly error?: TradebotError }
   | { readonly outcome: 'unknown'; readonly records: readonly OrderRecord[]; readonly reason: string };
 
 /**
@@ -106,7 +106,7 @@ export class OrderSender {
       if (err instanceof ExchangeRejectedError && err.httpStatus === ORDER_TYPE_NOT_AVAILABLE) {
         safeEmit(this.events, { type: 'OrderTypeRefused', clientOrderId: first(records).clientOrderId, market: first(records).market, kind: first(records).kind, reason });
       }
-      return { outcome: 'rejected', records: out, reason };
+      return { outcome: 'rejected', records: out, reason, error: err };
     }
     const reason = describe(err);
     const out: OrderRecord[] = [];

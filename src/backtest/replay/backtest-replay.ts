@@ -1,9 +1,8 @@
-import { ManualClock } from '../../core/clock';
+import { ManualClock, SystemClock } from '../../core/clock';
 import { intervalSeconds, type Candle, type Interval } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
-import { RiskEngine } from '../../risk/risk-engine';
 import type { RiskLimits } from '../../risk/risk-limits';
 import type { FillModel } from '../../simulator/engine/fill-model';
 import { SimEngine, type CollateralMode } from '../../simulator/engine/sim-engine';
@@ -16,13 +15,11 @@ import { riskLimitsFromConfig } from '../../config/risk-limits';
 import { riskSection } from '../../config/schema';
 import { HealthRecorder, type StrategyHealth } from './strategy-health';
 import type { BacktestFill } from '../report';
-import { AccountView } from './account-view';
 import { CandleAggregator } from './candle-aggregator';
-import { OrderFlow, type OrderLogEntry } from './order-flow';
-import { OrderJournal } from './order-journal';
-import { Portfolio } from '../../portfolio/portfolio';
-import { RiskGate } from '../../execution/risk-gate';
-import { OrderFeedback } from '../../strategy/order-feedback';
+import { orderLogEntry, type OrderLogEntry } from './order-log';
+import { TradingKernel } from '../../execution/trading-kernel';
+import { InProcessExchange } from '../../simulator/in-process-exchange';
+import type { EngineEvent } from '../../simulator/engine/types';
 
 export interface ReplayMarket {
   readonly info: MarketInfo;
@@ -83,6 +80,11 @@ export interface ReplayResult {
 }
 
 const API_KEY = 'backtest';
+/**
+ * Finished orders the engine keeps: the settlement before each strategy candle looks up, in the
+ * history, the orders that finished since the last one (a handful), so a short history suffices.
+ */
+const HISTORY_LIMIT = 1000;
 
 interface Lane {
   readonly market: MarketName;
@@ -94,23 +96,32 @@ interface Lane {
 /**
  * One backtest: the data candles go through the simulated exchange's engine (the fill model of paper
  * mode, FILL-MODEL.md) on a ManualClock, and the strategy candles built from them through the
- * StrategyHost, whose intents take the executor's path (OrderFlow). No HTTP, no Redis, no timers.
+ * StrategyHost, whose intents go through the daemon's own order pipeline (TradingKernel: risk gate,
+ * Executor, journal, settlement, order feedback, portfolio) over the engine in this process
+ * (InProcessExchange). No HTTP, no Redis, no timers.
  *
  * Order of events for each data time t (all markets merged, as the simulator's market feed does):
  *   1. a strategy candle left open by a data gap is closed at its own end time;
  *   2. the clock moves to the close of t; every market's candle at t is applied to the engine
  *      (triggers and fills in path order). Kill-switch timers are not processed: nothing in a
  *      backtest can arm one (strategies have no such intent);
- *   3. strategy candles that closed with t go to the host (markets in name order); intents are
- *      handled at once, at that clock time, against the close as the last price.
+ *   3. strategy candles that closed with t go to the host (markets in name order), after the
+ *      daemon's settlement step for their market when the engine did anything to our orders there
+ *      since the last one (nothing happened: nothing to settle, no request); intents are handled at
+ *      once, at that clock time, against the close as the last price.
  */
 export class BacktestReplay {
   private readonly clock = new ManualClock(0);
   private readonly engine: SimEngine;
   private readonly host: StrategyHost;
   private readonly health: HealthRecorder;
-  private readonly flow: OrderFlow;
+  private readonly kernel: TradingKernel;
   private readonly lanes: Lane[];
+  private readonly log: OrderLogEntry[] = [];
+  private readonly fills: BacktestFill[] = [];
+  /** Markets where the engine moved our orders since their last settlement. */
+  private readonly unsettled = new Set<MarketName>();
+  private started = false;
   private readonly dataSeconds: number;
   private readonly tradeFrom: number;
   private strategyCandles = 0;
@@ -129,25 +140,19 @@ export class BacktestReplay {
     }
     const collateral = input.collateral ?? 'separate';
     this.engine = new SimEngine({
-      clock: this.clock, markets: [...infos.values()], historyLimit: 1, collateral,
+      clock: this.clock, markets: [...infos.values()], historyLimit: HISTORY_LIMIT, collateral,
       ...(input.fillModel === undefined ? {} : { fillModel: input.fillModel }),
     });
     this.engine.openAccount(API_KEY, { trading: { ...input.balances }, collateral: { ...input.collateralBalances } });
-    const journal = new OrderJournal();
-    const account = new AccountView(this.engine, API_KEY, collateral);
-    const portfolio = new Portfolio(this.clock);
-    const risk = new RiskEngine({ limits: input.risk ?? DEFAULT_RISK_LIMITS, pnl: portfolio });
-    const gate = new RiskGate(risk, {
+    this.kernel = new TradingKernel({
+      exchange: new InProcessExchange({ engine: this.engine, apiKey: API_KEY }),
+      strategies: input.strategies, risk: input.risk ?? DEFAULT_RISK_LIMITS, marketClock: this.clock, wallClock: new SystemClock(),
       lastPrice: (m) => this.engine.lastPrice(m),
-      balances: () => account.balances(),
-      openOnMarket: (m) => journal.openOnMarket(m),
+      onFeedbackError: (err) => { throw err; },
     });
-    const feedback = new OrderFeedback(portfolio);
-    this.flow = new OrderFlow({
-      feedback,
-      engine: this.engine, apiKey: API_KEY, clock: this.clock, markets: infos, risk: gate, journal, account,
-    });
-    this.engine.onEvent((e) => this.flow.onEngineEvent(e));
+    this.engine.onEvent((e) => this.onEngineEvent(e));
+    const feedback = this.kernel.feedback.feedback;
+    const book = this.kernel.book;
     const budgetMs = input.strategyRules?.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;
     const pauseAfter = input.strategyRules?.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
     this.health = new HealthRecorder(budgetMs, pauseAfter);
@@ -155,7 +160,7 @@ export class BacktestReplay {
       strategies: input.strategies, clock: this.clock, timeBudgetMs: budgetMs, overrunPolicy: 'count', maxConsecutiveFailures: pauseAfter,
       events: this.health.events, logger: input.log?.(() => this.clock.nowMs()),
       view: {
-        balances: () => account.balances(), openOrders: (s, m) => journal.openOf(s, m), marketInfo: (m) => infos.get(m),
+        balances: () => this.kernel.balances(), openOrders: (s, m) => book.of(s, m), marketInfo: (m) => infos.get(m),
         position: (s, m, close) => feedback.position(s, m, close), events: (s, m) => feedback.take(s, m),
       },
     });
@@ -171,13 +176,16 @@ export class BacktestReplay {
   }
 
   async run(): Promise<ReplayResult> {
+    if (this.started) throw new BacktestInputError('a BacktestReplay runs once', { field: 'run' });
+    this.started = true;
+    await this.kernel.start();
     const count = this.lanes.length === 1 ? await this.runOne(this.lanes[0] as Lane) : await this.runMerged();
     const stats: Record<string, StrategyStats> = {};
     for (const name of this.host.strategyNames()) stats[name] = this.host.stats(name);
     const health = this.host.strategyNames().map((name) => this.health.health(name, stats[name] as StrategyStats));
     const finalBalances: Record<string, { available: Decimal; freeze: Decimal }> = {};
     for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
-    return { fills: this.flow.fills, orders: this.flow.log, finalBalances, stats, health, candleCount: count, strategyCandles: this.strategyCandles };
+    return { fills: this.fills, orders: this.log, finalBalances, stats, health, candleCount: count, strategyCandles: this.strategyCandles };
   }
 
   /** Several markets: the data times merged, every market's candle at t applied before any strategy runs. */
@@ -257,14 +265,46 @@ export class BacktestReplay {
     return chain;
   }
 
-  /** Hands a closed strategy candle to the host; returns a promise only when an async strategy is involved. */
+  /**
+   * Hands a closed strategy candle to the host, after the settlement step if the engine moved our
+   * orders on the market; returns a promise only when there is something to wait for.
+   */
   private emit(market: MarketName, interval: Interval, candle: Candle, closeTime: number): Promise<void> | undefined {
     this.strategyCandles++;
     this.clock.setMs(closeTime * 1000);
+    if (this.unsettled.has(market)) {
+      this.unsettled.delete(market);
+      return this.kernel.settle(market).then(() => this.decide(market, interval, candle, closeTime));
+    }
+    return this.decide(market, interval, candle, closeTime);
+  }
+
+  private decide(market: MarketName, interval: Interval, candle: Candle, closeTime: number): Promise<void> | undefined {
     const r = this.host.handleCandle(market, interval, candle);
     if (closeTime < this.tradeFrom) return r instanceof Promise ? r.then(() => undefined) : undefined; // warm-up
-    if (r instanceof Promise) return r.then((intents) => this.flow.submitAll(intents));
-    if ((r as readonly StampedIntent[]).length > 0) this.flow.submitAll(r);
-    return undefined;
+    if (r instanceof Promise) return r.then((intents) => this.submitAll(intents));
+    return (r as readonly StampedIntent[]).length > 0 ? this.submitAll(r) : undefined;
+  }
+
+  private async submitAll(intents: readonly StampedIntent[]): Promise<void> {
+    for (const stamped of intents) {
+      const time = this.clock.nowMs() / 1000;
+      this.log.push(orderLogEntry(stamped, await this.kernel.submit(stamped), time));
+    }
+  }
+
+  /** Our deals are the report's fills; any change to our orders wants the market settled before the next candle. */
+  private onEngineEvent(event: EngineEvent): void {
+    const order = event.order;
+    if (order.apiKey !== API_KEY) return;
+    this.unsettled.add(order.market);
+    if (event.type !== 'filled') return;
+    const deal = event.deal;
+    this.fills.push({
+      time: deal.time, market: deal.market, side: deal.side, amount: deal.amount, price: deal.price, fee: deal.fee,
+      clientOrderId: deal.clientOrderId, role: deal.role === 1 ? 'maker' : 'taker',
+      // Both OCO legs carry the OCO's client order id: the leg is told by its type (the stop-loss leg is the stop order).
+      orderKind: order.ocoId === undefined ? 'stop_limit' : order.activationPrice === undefined ? 'oco_take_profit' : 'oco_stop_loss',
+    });
   }
 }

@@ -1,4 +1,4 @@
-import type { OrderLogEntry } from './order-flow';
+import type { OrderLogEntry } from './order-log';
 
 /** One reason orders were denied (a pre-trade rule) or rejected (the venue), with how often and when first. */
 export interface OutcomeGroup {

@@ -8,7 +8,7 @@ import { buildExecution } from '../../../src/execution/build-execution';
 import { LeaseKeeper } from '../../../src/execution/lease-keeper';
 import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
 import { RiskGate } from '../../../src/execution/risk-gate';
-import { OpenOrderBook } from '../../../src/app/open-order-book';
+import { OpenOrderBook } from '../../../src/execution/open-order-book';
 import { Portfolio } from '../../../src/portfolio/portfolio';
 import { RiskEngine } from '../../../src/risk/risk-engine';
 import type { RiskLimits } from '../../../src/risk/risk-limits';
@@ -19,10 +19,10 @@ import type { OrderRecord } from '../../../src/store/order-store-port';
 import type { StampedIntent } from '../../../src/strategy/intent-validation';
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
-import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
+import type { OrderLogEntry } from '../../../src/backtest/replay/order-log';
 import { CandleFlow } from '../../../src/app/candle-flow';
-import { settleBeforeCandle } from '../../../src/app/candle-settlement';
-import { OrderFeedbackRecorder } from '../../../src/app/order-feedback-recorder';
+import { settleBeforeCandle } from '../../../src/execution/candle-settlement';
+import { OrderFeedbackRecorder } from '../../../src/execution/order-feedback-recorder';
 import { createLogger } from '../../../src/log/logger';
 
 export interface PaperFill { clientOrderId: string; side: string; price: Decimal; amount: Decimal; time: number }

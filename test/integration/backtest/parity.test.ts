@@ -8,7 +8,7 @@ import { startSimulatedExchange } from '../../../src/simulator/start-simulated-e
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 import { BacktestReplay } from '../../../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy } from '../../../src/backtest/run-backtest';
-import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
+import type { OrderLogEntry } from '../../../src/backtest/replay/order-log';
 import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
 import { parseFillModel } from '../../../src/simulator/engine/fill-model';
 import { paperRun } from './paper-run';

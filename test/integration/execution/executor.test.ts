@@ -1,7 +1,7 @@
 import { Decimal } from '../../../src/domain/decimal';
 import { NotReadyError } from '../../../src/domain/errors';
 import type { OcoIntent } from '../../../src/domain/intent';
-import { OpenOrderBook } from '../../../src/app/open-order-book';
+import { OpenOrderBook } from '../../../src/execution/open-order-book';
 import type { PreTradeRisk } from '../../../src/execution/risk-port';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';

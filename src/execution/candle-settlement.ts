@@ -1,5 +1,5 @@
 import type { MarketName } from '../domain/market';
-import type { Reconciler } from '../execution/reconciler';
+import type { Reconciler } from './reconciler';
 import type { OpenOrderBook } from './open-order-book';
 import type { OrderFeedbackRecorder } from './order-feedback-recorder';
 

@@ -1,6 +1,6 @@
 import { Decimal } from '../domain/decimal';
-import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
-import { exchangeClientOrderId } from '../execution/oco-ids';
+import type { ExecutionEvent, ExecutionEvents } from './events';
+import { exchangeClientOrderId } from './oco-ids';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import type { Portfolio } from '../portfolio/portfolio';
 import { OrderFeedback, type OcoLeg } from '../strategy/order-feedback';

@@ -1,7 +1,7 @@
 import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import { LIVE_STATUSES } from '../domain/order-state';
-import { exchangeClientOrderId, siblingLegId } from '../execution/oco-ids';
+import { exchangeClientOrderId, siblingLegId } from './oco-ids';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import type { OpenOrderView } from '../strategy/open-order';
 
@@ -11,8 +11,12 @@ import type { OpenOrderView } from '../strategy/open-order';
  * synchronously. Refreshed after every reconciliation pass and after each batch of submissions.
  * An OCO's two journal legs are ONE view, named by its stop-loss leg's client order id.
  */
+const NONE: readonly OpenOrderView[] = Object.freeze([]);
+
 export class OpenOrderBook {
   private byMarket = new Map<MarketName, OpenOrderView[]>();
+  /** One strategy's views per market, built on first read after a change (strategies read them every candle). */
+  private byStrategy = new Map<string, readonly OpenOrderView[]>();
   private counts: { strategy: string; market: MarketName; count: number }[] = [];
 
   constructor(private readonly store: Pick<OrderStore, 'listLive'>, private readonly onCounts?: (counts: readonly { strategy: string; market: MarketName; count: number }[]) => void) {}
@@ -36,6 +40,7 @@ export class OpenOrderBook {
       counts.set(key, c);
     }
     this.byMarket = next;
+    this.byStrategy = new Map();
     this.counts = [...counts.values()];
     this.onCounts?.(this.counts);
   }
@@ -50,17 +55,25 @@ export class OpenOrderBook {
       const list = this.byMarket.get(record.market) ?? [];
       if (list.some((o) => o.clientOrderId === record.clientOrderId)) continue;
       this.byMarket.set(record.market, [...list, toView(record)]);
+      this.byStrategy = new Map();
     }
   }
 
   /** Every open order on the market, all strategies (risk checks). */
   onMarket(market: MarketName): readonly OpenOrderView[] {
-    return this.byMarket.get(market) ?? [];
+    return this.byMarket.get(market) ?? NONE;
   }
 
   /** One strategy's open orders on the market (ctx.openOrders). */
   of(strategy: string, market: MarketName): readonly OpenOrderView[] {
-    return this.onMarket(market).filter((o) => o.strategy === strategy);
+    const key = `${strategy}|${market}`;
+    let views = this.byStrategy.get(key);
+    if (views === undefined) {
+      const all = this.onMarket(market);
+      views = all.length === 0 ? NONE : Object.freeze(all.filter((o) => o.strategy === strategy));
+      this.byStrategy.set(key, views);
+    }
+    return views;
   }
 
   liveCounts(): readonly { strategy: string; market: MarketName; count: number }[] {

@@ -1,0 +1,74 @@
+import { Decimal } from '../../domain/decimal';
+import { ExchangeRejectedError } from '../../domain/errors';
+import type { MarketName } from '../../domain/market';
+import type { OrderSide } from '../../domain/order';
+import type { SubmitResult } from '../../execution/executor';
+import { exchangeClientOrderId } from '../../execution/oco-ids';
+import type { OrderRecord } from '../../store/order-store-port';
+import type { StampedIntent } from '../../strategy/intent-validation';
+
+/** What happened to one intent (the order log of the run; the parity test compares it with paper mode). */
+export interface OrderLogEntry {
+  /** Market clock (Unix s) when the intent was handled. */
+  readonly time: number;
+  readonly candleTime: number;
+  readonly strategy: string;
+  readonly market: MarketName;
+  readonly kind: 'stop_limit' | 'oco' | 'cancel';
+  readonly clientOrderId: string | undefined;
+  readonly side?: OrderSide | undefined;
+  /** Rounded values, as sent. */
+  readonly amount?: Decimal | undefined;
+  readonly price?: Decimal | undefined;
+  readonly activationPrice?: Decimal | undefined;
+  readonly stopLimitPrice?: Decimal | undefined;
+  /**
+   * placed / canceled: done; denied: a pre-trade rule (no order); rejected: the exchange said no;
+   * existing: cancel of a finished order.
+   */
+  readonly outcome: 'placed' | 'canceled' | 'denied' | 'rejected' | 'existing';
+  /** denied: the pre-trade rule; rejected: the error code (TB_ERR_...). */
+  readonly rule?: string | undefined;
+  /** Why, in words; for a rejection the exchange's message with its field errors. */
+  readonly reason?: string | undefined;
+  /** rejected: the venue's error code (exchange-api-extra §3), e.g. 152. */
+  readonly venueCode?: number | undefined;
+}
+
+/** The log entry of one intent from what the executor did with it (`time`: market clock, Unix s). */
+export function orderLogEntry(stamped: StampedIntent, result: SubmitResult, time: number): OrderLogEntry {
+  const intent = stamped.intent;
+  const base = { time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market };
+  const refusal = (r: SubmitResult): { rule: string | undefined; reason: string; venueCode: number | undefined } => {
+    if (r.outcome === 'denied') return { rule: r.rule, reason: r.reason, venueCode: undefined };
+    if (r.outcome !== 'rejected' && r.outcome !== 'unknown') throw new Error(`not a refusal: ${r.outcome}`);
+    const err = r.error;
+    return { rule: err?.code ?? r.outcome, reason: err?.message ?? r.reason, venueCode: err instanceof ExchangeRejectedError ? err.venueCode : undefined };
+  };
+  if (intent.kind === 'cancel') {
+    const entry = { ...base, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
+    if (result.outcome === 'existing' || result.outcome === 'canceled') return { ...entry, outcome: result.outcome };
+    const why = refusal(result);
+    return { ...entry, outcome: result.outcome === 'denied' ? 'denied' : 'rejected', ...why };
+  }
+  const entry = { ...base, kind: intent.kind, side: intent.side };
+  if (result.outcome === 'denied') {
+    return { ...entry, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule: result.rule, reason: result.reason };
+  }
+  // The journal holds what was sent (rounded); an OCO's stop-loss leg carries the exchange's id.
+  const sent = result.records.find((r) => r.kind !== 'oco_tp') as OrderRecord;
+  const order = {
+    ...entry, clientOrderId: exchangeClientOrderId(sent), amount: new Decimal(sent.amount), price: new Decimal(sent.price),
+    activationPrice: dec(sent.activationPrice), stopLimitPrice: dec(sent.stopLimitPrice),
+  };
+  if (result.outcome === 'accepted') return { ...order, outcome: 'placed' };
+  if (result.outcome === 'existing' || result.outcome === 'canceled') {
+    // The journal already had this intent (same strategy, market, candle and tag): nothing was sent again.
+    return { ...order, outcome: 'denied', rule: 'duplicate_intent', reason: `intent already journaled as ${order.clientOrderId}: not sent again` };
+  }
+  return { ...order, outcome: 'rejected', ...refusal(result) };
+}
+
+function dec(value: string | undefined): Decimal | undefined {
+  return value === undefined ? undefined : new Decimal(value);
+}

@@ -1,0 +1,125 @@
+import type { Clock } from '../core/clock';
+import { Decimal } from '../domain/decimal';
+import type { Balances, MarketName } from '../domain/market';
+import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
+import { Portfolio } from '../portfolio/portfolio';
+import { RiskEngine } from '../risk/risk-engine';
+import type { RiskLimits } from '../risk/risk-limits';
+import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
+import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
+import type { StampedIntent } from '../strategy/intent-validation';
+import { buildExecution, type Execution, type ExecutionExchange } from './build-execution';
+import { settleBeforeCandle } from './candle-settlement';
+import type { SubmitResult } from './executor';
+import { LeaseKeeper } from './lease-keeper';
+import { OpenOrderBook } from './open-order-book';
+import { OrderFeedbackRecorder } from './order-feedback-recorder';
+import { RiskGate } from './risk-gate';
+
+/** What the kernel asks the exchange: the executor's calls and the two balance reads of the daemon's pollers. */
+export type KernelExchange = ExecutionExchange & Pick<ExchangeClient, 'fetchTradingBalances' | 'fetchCollateralBalanceSummary'>;
+
+export interface TradingKernelOptions {
+  readonly exchange: KernelExchange;
+  /** Strategies and their markets: the leases this process holds. */
+  readonly strategies: readonly { readonly name: string; readonly markets: readonly MarketName[] }[];
+  readonly risk: RiskLimits;
+  /** Market time: the risk's and the portfolio's day. */
+  readonly marketClock: Clock;
+  /** Real time: the journal's timestamps, lease TTLs and in-flight windows, as in the daemon. */
+  readonly wallClock: Clock;
+  /** The market's last price for the risk checks (the newest close). */
+  readonly lastPrice: (market: MarketName) => Decimal | undefined;
+  /** Errors of the order feedback (a journal read that failed); default ignored. */
+  readonly onFeedbackError?: (err: unknown) => void;
+}
+
+const NOTHING = new Decimal(0);
+const OWNER = 'kernel';
+/** The process runs alone on its in-memory journal: its leases never need renewing. */
+const LEASE_TTL_MS = 100 * 365 * 86_400_000;
+
+/**
+ * The one trading kernel of a process that trades alone on an in-memory journal (a backtest; paper mode
+ * in the parity test): the daemon's order pipeline and its views, wired as the daemon wires them
+ * (app/trading-wiring.ts) over in-memory adapters. Intents go through the Executor (risk gate, rounding,
+ * client order ids, journal, send, answer), the journal's changes reach the strategies through the
+ * OrderFeedbackRecorder (ctx.events) and the Portfolio (ctx.position, the daily loss limit), and
+ * `settle` is the daemon's step before a closed candle reaches the strategies. The exchange is any
+ * ExchangeClient: the simulator in this process (InProcessExchange) or over HTTP.
+ *
+ * Balances are read through the exchange as the daemon's pollers read them: the trading balance after
+ * each submission and after a settlement that changed something, the collateral account before an
+ * intent is checked once something may have moved it.
+ */
+export class TradingKernel {
+  readonly exec: Execution;
+  readonly book: OpenOrderBook;
+  readonly feedback: OrderFeedbackRecorder;
+  readonly portfolio: Portfolio;
+  readonly journal: InMemoryOrderStore;
+  private readonly leases: LeaseKeeper;
+  private readonly settleMarket: (market: MarketName) => Promise<void>;
+  private trading: Balances = {};
+  private collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
+  private collateralStale = true;
+
+  constructor(private readonly o: TradingKernelOptions) {
+    const leaseStore = new InMemoryLeaseStore(o.wallClock);
+    this.journal = new InMemoryOrderStore(leaseStore, o.wallClock);
+    this.leases = new LeaseKeeper({ store: leaseStore, owner: OWNER, ttlMs: LEASE_TTL_MS });
+    this.book = new OpenOrderBook(this.journal);
+    this.portfolio = new Portfolio(o.marketClock);
+    this.feedback = new OrderFeedbackRecorder(this.journal, this.portfolio, o.onFeedbackError);
+    const riskEngine = new RiskEngine({ limits: o.risk, pnl: this.portfolio });
+    const markets = [...new Set(o.strategies.flatMap((s) => s.markets))];
+    this.exec = buildExecution({
+      exchange: o.exchange, store: this.journal, leases: this.leases, leaseStore, owner: OWNER, clock: o.wallClock, markets,
+      requestTimeoutMs: 5000, events: this.feedback,
+      risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: () => this.trading, openOnMarket: (m) => this.book.onMarket(m) }),
+      // As the daemon's collateral poller: an asset the answer does not list holds nothing.
+      balances: { available: (cur, wallet) => (wallet === 'trading' ? this.trading[cur]?.available : (this.collateral[cur]?.availableWithoutBorrow ?? NOTHING)) },
+    });
+    this.settleMarket = settleBeforeCandle({
+      reconciler: this.exec.reconciler, book: this.book, feedback: this.feedback, pollBalances: () => this.pollBalances(),
+    });
+    for (const s of o.strategies) for (const m of s.markets) this.leases.want(s.name, m);
+  }
+
+  /** Leases, markets, the first reconciliation (the executor's readiness), the views and the balances. */
+  async start(): Promise<void> {
+    await this.leases.tick();
+    await this.exec.catalog.refresh();
+    await this.exec.reconciler.runOnce();
+    await this.book.refresh();
+    await this.pollBalances();
+  }
+
+  /** The daemon's step before a closed candle of `market` goes to the strategies. */
+  settle(market: MarketName): Promise<void> {
+    return this.settleMarket(market);
+  }
+
+  /** One intent through the executor; the open-order view and the balances follow at once. */
+  async submit(stamped: StampedIntent): Promise<SubmitResult> {
+    if (this.collateralStale) {
+      this.collateral = await this.o.exchange.fetchCollateralBalanceSummary();
+      this.collateralStale = false;
+    }
+    const result = await this.exec.executor.submit(stamped);
+    if (result.outcome !== 'denied') this.book.note(result.records);
+    await this.pollBalances();
+    return result;
+  }
+
+  /** The trading balance as last read (ctx.balances, the risk checks). */
+  balances(): Balances {
+    return this.trading;
+  }
+
+  /** Re-reads the trading balance; the collateral account is re-read before the next intent. */
+  async pollBalances(): Promise<void> {
+    this.trading = await this.o.exchange.fetchTradingBalances();
+    this.collateralStale = true;
+  }
+}

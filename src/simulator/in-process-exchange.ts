@@ -1,0 +1,204 @@
+import { SystemClock, type Clock } from '../core/clock';
+import type { Candle } from '../domain/candle';
+import type { Decimal } from '../domain/decimal';
+import { ExchangeRejectedError } from '../domain/errors';
+import type { Balances, MarketInfo, MarketName } from '../domain/market';
+import type { DealReport, HistoryOrderReport, KillSwitchTimer, OcoReport, OrderReport } from '../domain/order';
+import type {
+  ActiveOrdersQuery, CodesPage, CollateralAssetBalance, ExchangeClient, FetchCandlesRequest, HistoryQuery, MiningAccountsPage,
+  OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
+} from '../exchange/exchange-client';
+import { WIRE_ENDPOINTS, type EndpointId } from '../exchange/http/endpoints';
+import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
+import { answersOf, type AnswerSchemas, type ResponseOf } from '../exchange/http/responses';
+import { DEFAULT_DIALECT, type Dialect, type DialectName } from '../exchange/wire/dialect';
+import { DIALECTS } from '../exchange/wire/dialects';
+import { requestCodec, type RequestCodec } from '../exchange/wire/request-codec';
+import type { SimEngine } from './engine/sim-engine';
+import type { MarketFeed } from './market/market-feed';
+import { PRIVATE_HANDLERS, PrivateAnswer } from './server/private-handlers';
+import { PUBLIC_HANDLERS, type PublicEndpointId } from './server/public-handlers';
+
+export interface InProcessExchangeOptions {
+  readonly engine: SimEngine;
+  /** The account (the simulator's API key) every private call acts on. */
+  readonly apiKey: string;
+  /**
+   * The simulator's market feed, in paper mode: klines come from it, and the engine is brought up to
+   * the market clock before each call, as the HTTP server does. A backtest drives the engine itself
+   * and has none (no klines).
+   */
+  readonly feed?: MarketFeed | undefined;
+  /** `public/time` and the jwt's expiry; default SystemClock. */
+  readonly wallClock?: Clock | undefined;
+  /** Whose answer shapes the handlers write and the parsers read; default the venue's. */
+  readonly dialect?: DialectName | undefined;
+}
+
+/** Drops undefined values, as the HTTP client does before the request rules see the parameters. */
+function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in o) if (o[key] !== undefined) out[key] = o[key];
+  return out;
+}
+
+/**
+ * The ExchangeClient port over the simulator's engine in this process: no HTTP, no signing, no rate
+ * limit (the backtest's transport, and paper mode's second one in the parity test). Each call runs the
+ * HTTP simulator's own handler for the endpoint (server/private-handlers.ts, public-handlers.ts:
+ * canonical parameters in, the dialect's JSON answer out) and reads the answer with the HTTP client's
+ * own parsers (exchange/http/responses.ts) and error table (errors.ts), so both transports map engine
+ * objects to reports, and refusals to errors, through one piece of code. What is left out is what only
+ * HTTP has: the client's request rules, nonces, signatures, limiter waits and transport failures.
+ */
+export class InProcessExchange implements ExchangeClient {
+  private readonly dialect: Dialect;
+  private readonly answers: AnswerSchemas;
+  private readonly codec: RequestCodec;
+  private readonly wallClock: Clock;
+  private lastSyncMs = Number.NaN;
+
+  constructor(private readonly o: InProcessExchangeOptions) {
+    this.dialect = DIALECTS[o.dialect ?? DEFAULT_DIALECT];
+    this.answers = answersOf(this.dialect);
+    this.codec = requestCodec(this.dialect);
+    this.wallClock = o.wallClock ?? new SystemClock();
+  }
+
+  ping(): Promise<boolean> {
+    return this.call('ping', {});
+  }
+  fetchServerTime(): Promise<number> {
+    return this.call('time', {});
+  }
+  fetchMarkets(): Promise<MarketInfo[]> {
+    return this.call('markets', {});
+  }
+  fetchCandles(r: FetchCandlesRequest): Promise<Candle[]> {
+    return this.call('kline', defined({ market: r.market, interval: r.interval, start: r.start, end: r.end, limit: r.limit }));
+  }
+  fetchTradingBalances(ticker?: string): Promise<Balances> {
+    return this.call('tradeBalance', defined({ ticker }));
+  }
+  fetchMainBalances(): Promise<Readonly<Record<string, Decimal>>> {
+    return this.call('mainBalance', {});
+  }
+  fetchCollateralBalances(ticker?: string): Promise<Readonly<Record<string, Decimal>>> {
+    return this.call('collateralBalance', defined({ ticker }));
+  }
+  fetchCollateralBalanceSummary(ticker?: string): Promise<Readonly<Record<string, CollateralAssetBalance>>> {
+    return this.call('collateralBalanceSummary', defined({ ticker }));
+  }
+  transferBetweenBalances(r: TransferRequest): Promise<void> {
+    return this.call('transfer', { ticker: r.ticker, amount: String(r.amount), from: r.from, to: r.to });
+  }
+  placeStopLimit(r: PlaceStopLimitRequest): Promise<OrderReport> {
+    return this.call('stopLimit', defined({
+      market: r.market, side: r.side, amount: r.amount, price: r.price, activationPrice: r.activationPrice, clientOrderId: r.clientOrderId,
+    }));
+  }
+  placeOco(r: PlaceOcoRequest): Promise<OcoReport> {
+    return this.call('collateralOco', defined({
+      market: r.market, side: r.side, amount: r.amount, price: r.price, activationPrice: r.activationPrice,
+      stopLimitPrice: r.stopLimitPrice, clientOrderId: r.clientOrderId,
+    }));
+  }
+  cancelOrder(ref: OrderRef): Promise<OrderReport> {
+    return this.call('cancelOrder', defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId }));
+  }
+  cancelOco(ref: OrderRef): Promise<OcoReport> {
+    return this.call('cancelOco', defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId }));
+  }
+  fetchActiveOrders(q: ActiveOrdersQuery = {}): Promise<OrderReport[]> {
+    return this.call('activeOrders', defined({ market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, limit: q.limit, offset: q.offset }));
+  }
+  fetchActiveOcoOrders(q: { readonly market: MarketName } & PageQuery): Promise<OcoReport[]> {
+    return this.call('ocoList', defined({ market: q.market, limit: q.limit, offset: q.offset }));
+  }
+  fetchOrderHistory(q: HistoryQuery = {}): Promise<HistoryOrderReport[]> {
+    return this.call('orderHistory', defined({
+      market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, status: q.status,
+      startDate: q.startDate, endDate: q.endDate, limit: q.limit, offset: q.offset,
+    }));
+  }
+  fetchExecutedDeals(q: Omit<HistoryQuery, 'status' | 'orderId'> = {}): Promise<DealReport[]> {
+    return this.call('executedDeals', defined({
+      market: q.market, clientOrderId: q.clientOrderId, startDate: q.startDate, endDate: q.endDate, limit: q.limit, offset: q.offset,
+    }));
+  }
+  setKillSwitch(r: { readonly market: MarketName; readonly timeoutSeconds: number | null; readonly types?: readonly ('spot' | 'margin' | 'futures')[] }): Promise<KillSwitchTimer | null> {
+    return this.call('killSwitch', defined({ market: r.market, timeout: r.timeoutSeconds === null ? null : String(r.timeoutSeconds), types: r.types }));
+  }
+  fetchKillSwitchStatus(market?: MarketName): Promise<KillSwitchTimer[]> {
+    return this.call('killSwitchStatus', defined({ market }));
+  }
+  fetchCodes(q: PageQuery = {}): Promise<CodesPage> {
+    return this.call('codes', defined({ limit: q.limit, offset: q.offset }));
+  }
+  fetchMiningAccounts(q: { readonly name?: string } = {}): Promise<MiningAccountsPage> {
+    return this.call('miningAccounts', defined({ name: q.name }));
+  }
+  issueJwt(): Promise<{ readonly token: string; readonly expiresAt: number }> {
+    return this.call('jwt', {});
+  }
+  fetchWebsocketToken(): Promise<string> {
+    return this.call('websocketToken', {});
+  }
+
+  /** Runs the endpoint's handler and parses its answer; refusals become the HTTP client's errors. */
+  private call<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>): Promise<ResponseOf<E>> {
+    try {
+      return Promise.resolve(this.answer(endpoint, params));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private answer<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>): ResponseOf<E> {
+    this.sync();
+    const isPrivate = WIRE_ENDPOINTS[endpoint].private;
+    const path = this.dialect.endpoints[endpoint].path;
+    const [status, body] = isPrivate ? this.servePrivate(endpoint, params) : this.servePublic(endpoint, params);
+    const venue = { endpoint, path, isPrivate, status, body };
+    if (status >= 400 || isErrorShape(venue)) throw classifyAnswer(venue);
+    const parsed = this.answers[endpoint].safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw badResponse(endpoint, path, status, `unexpected shape at ${issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`} (in process)`);
+    }
+    return parsed.data as ResponseOf<E>;
+  }
+
+  private servePrivate(endpoint: EndpointId, params: Readonly<Record<string, unknown>>): readonly [number, unknown] {
+    const handler = PRIVATE_HANDLERS[endpoint as keyof typeof PRIVATE_HANDLERS];
+    const engine = this.o.engine;
+    try {
+      const result = handler({ engine, apiKey: this.o.apiKey, params, now: engine.now(), shapes: this.dialect.shapes });
+      return result instanceof PrivateAnswer ? [result.status, result.body] : [200, result];
+    } catch (error) {
+      // The refusal as the HTTP server words it (sim-http-server.ts), so it maps to the same error.
+      if (!(error instanceof ExchangeRejectedError)) throw error;
+      const errors: Record<string, string[]> = {};
+      for (const [field, messages] of Object.entries(error.fieldErrors)) errors[this.codec.wireName(endpoint, field)] = [...messages];
+      return [error.httpStatus ?? 400, { code: error.venueCode ?? 0, message: error.message, errors }];
+    }
+  }
+
+  private servePublic(endpoint: EndpointId, params: Readonly<Record<string, unknown>>): readonly [number, unknown] {
+    const feed = this.o.feed;
+    if (endpoint === 'kline' && feed === undefined) throw badResponse(endpoint, this.dialect.endpoints[endpoint].path, 404, 'no market feed in this process');
+    return PUBLIC_HANDLERS[endpoint as PublicEndpointId]({
+      engine: this.o.engine, feed: feed as MarketFeed, params, shapes: this.dialect.shapes, marketNow: this.o.engine.now(), wallNowMs: this.wallClock.nowMs(),
+    });
+  }
+
+  /** As the HTTP server before each request: the engine catches up with the market clock (cheap when it has not moved). */
+  private sync(): void {
+    const feed = this.o.feed;
+    if (feed === undefined) return;
+    const now = this.o.engine.now();
+    if (now === this.lastSyncMs) return;
+    this.lastSyncMs = now;
+    feed.sync();
+  }
+}
