@@ -48,9 +48,10 @@ const LEASE_TTL_MS = 100 * 365 * 86_400_000;
  * `settle` is the daemon's step before a closed candle reaches the strategies. The exchange is any
  * ExchangeClient: the simulator in this process (InProcessExchange) or over HTTP.
  *
- * Balances are read through the exchange as the daemon's pollers read them: the trading balance after
- * each submission and after a settlement that changed something, the collateral account before an
- * intent is checked once something may have moved it.
+ * Balances are read through the exchange as the daemon's pollers read them, when they are next needed
+ * after something may have moved them (a submission, a settlement that changed something): the trading
+ * balance before the next intent is checked or the next candle goes to the strategies
+ * (`freshBalances`), the collateral account (OCO margin) before the next OCO is checked.
  */
 export class TradingKernel {
   readonly exec: Execution;
@@ -61,6 +62,7 @@ export class TradingKernel {
   private readonly leases: LeaseKeeper;
   private readonly settleMarket: (market: MarketName) => Promise<void>;
   private trading: Balances = {};
+  private tradingStale = true;
   private collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
   private collateralStale = true;
 
@@ -81,7 +83,7 @@ export class TradingKernel {
       balances: { available: (cur, wallet) => (wallet === 'trading' ? this.trading[cur]?.available : (this.collateral[cur]?.availableWithoutBorrow ?? NOTHING)) },
     });
     this.settleMarket = settleBeforeCandle({
-      reconciler: this.exec.reconciler, book: this.book, feedback: this.feedback, pollBalances: () => this.pollBalances(),
+      reconciler: this.exec.reconciler, book: this.book, feedback: this.feedback, pollBalances: async () => this.invalidateBalances(),
     });
     for (const s of o.strategies) for (const m of s.markets) this.leases.want(s.name, m);
   }
@@ -92,7 +94,7 @@ export class TradingKernel {
     await this.exec.catalog.refresh();
     await this.exec.reconciler.runOnce();
     await this.book.refresh();
-    await this.pollBalances();
+    await this.freshBalances();
   }
 
   /** The daemon's step before a closed candle of `market` goes to the strategies. */
@@ -102,24 +104,36 @@ export class TradingKernel {
 
   /** One intent through the executor; the open-order view and the balances follow at once. */
   async submit(stamped: StampedIntent): Promise<SubmitResult> {
-    if (this.collateralStale) {
+    await this.freshBalances();
+    if (this.collateralStale && stamped.intent.kind === 'oco') {
       this.collateral = await this.o.exchange.fetchCollateralBalanceSummary();
       this.collateralStale = false;
     }
     const result = await this.exec.executor.submit(stamped);
-    if (result.outcome !== 'denied') this.book.note(result.records);
-    await this.pollBalances();
+    if (result.outcome !== 'denied') {
+      this.book.note(result.records);
+      this.invalidateBalances();
+    }
     return result;
   }
 
-  /** The trading balance as last read (ctx.balances, the risk checks). */
+  /** The trading balance as last read (ctx.balances, the risk checks): call `freshBalances` first. */
   balances(): Balances {
     return this.trading;
   }
 
-  /** Re-reads the trading balance; the collateral account is re-read before the next intent. */
-  async pollBalances(): Promise<void> {
-    this.trading = await this.o.exchange.fetchTradingBalances();
+  /** Re-reads the trading balance if something may have moved it since; undefined when nothing has (no request). */
+  freshBalances(): Promise<void> | undefined {
+    if (!this.tradingStale) return undefined;
+    return this.o.exchange.fetchTradingBalances().then((balances) => {
+      this.trading = balances;
+      this.tradingStale = false;
+    });
+  }
+
+  /** Something may have moved the balances (the daemon's poller would see it on its next run). */
+  invalidateBalances(): void {
+    this.tradingStale = true;
     this.collateralStale = true;
   }
 }

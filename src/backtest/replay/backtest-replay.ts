@@ -280,6 +280,9 @@ export class BacktestReplay {
   }
 
   private decide(market: MarketName, interval: Interval, candle: Candle, closeTime: number): Promise<void> | undefined {
+    // ctx.balances as the exchange has them now (read only when something may have moved them).
+    const reading = this.kernel.freshBalances();
+    if (reading !== undefined) return reading.then(() => this.decide(market, interval, candle, closeTime));
     const r = this.host.handleCandle(market, interval, candle);
     if (closeTime < this.tradeFrom) return r instanceof Promise ? r.then(() => undefined) : undefined; // warm-up
     if (r instanceof Promise) return r.then((intents) => this.submitAll(intents));

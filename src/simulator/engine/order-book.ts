@@ -163,6 +163,14 @@ export class OrderBook {
     return [...(this.finished.get(apiKey) ?? [])].reverse();
   }
 
+  /** Finished orders of one account that `keep` accepts, newest first, without copying the history. */
+  historyWhere(apiKey: string, keep: (order: SimOrder) => boolean): SimOrder[] {
+    const list = this.finished.get(apiKey) ?? [];
+    const out: SimOrder[] = [];
+    for (let i = list.length - 1; i >= 0; i--) if (keep(list[i] as SimOrder)) out.push(list[i] as SimOrder);
+    return out;
+  }
+
   /** Deals of one account, newest first. */
   dealsOf(apiKey: string): readonly SimDeal[] {
     return [...(this.deals.get(apiKey) ?? [])].reverse();

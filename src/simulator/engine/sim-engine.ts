@@ -308,6 +308,11 @@ export class SimEngine {
     return this.book.historyOf(apiKey);
   }
 
+  /** Finished orders that `keep` accepts, newest first (a look-up by id reads the history without copying it). */
+  orderHistoryWhere(apiKey: string, keep: (order: SimOrder) => boolean): SimOrder[] {
+    return this.book.historyWhere(apiKey, keep);
+  }
+
   /** Executed deals, newest first. */
   deals(apiKey: string): readonly SimDeal[] {
     return this.book.dealsOf(apiKey);

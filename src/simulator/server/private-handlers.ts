@@ -111,7 +111,7 @@ export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'pi
     const orderId = num(params['orderId']);
     const clientOrderId = str(params['clientOrderId']);
     const status = str(params['status']) ?? 'ALL';
-    const rows = engine.orderHistory(apiKey).filter((o: SimOrder) => (market === undefined || o.market === market)
+    const rows = engine.orderHistoryWhere(apiKey, (o: SimOrder) => (market === undefined || o.market === market)
       && (orderId === undefined || o.id === orderId)
       && (clientOrderId === undefined || o.clientOrderId === clientOrderId)
       && historyStatusMatches(o, status)

@@ -60,7 +60,8 @@ export async function paperRun(o: {
       // CandleFlow logs a failure here and moves on (the daemon must not stop); the test must see it.
       await kernel.settle(mk).catch((err: unknown) => { feedbackErrors.push(err); });
       // The daemon's balance poller, run here at each candle so the run is deterministic.
-      await kernel.pollBalances();
+      kernel.invalidateBalances();
+      await kernel.freshBalances();
     },
     hooks: { onCandle: (_mk, _iv, _close, close) => { lastClose = close; } },
     sink: {
