@@ -16,6 +16,11 @@ export interface PortfolioFill {
   readonly fee: Decimal;
   /** When it executed (Unix ms) for today's PnL; default the clock's now; a fill of a past day is not today's. */
   readonly timeMs?: number | undefined;
+  /**
+   * A fill from before this process (the journal read at start-up): it moves the position, but its PnL
+   * is not today's (when it was realised is not known) and it is no new fill to count.
+   */
+  readonly replayed?: boolean | undefined;
 }
 
 /**
@@ -107,7 +112,7 @@ export class Portfolio {
     s.fees = s.fees.plus(f.fee);
     if (!realized.isZero()) {
       s.realizedPnl = s.realizedPnl.plus(realized);
-      this.daily.record({ amount: realized, timeMs: f.timeMs });
+      if (f.replayed !== true) this.daily.record({ amount: realized, timeMs: f.timeMs });
     }
     for (const listener of this.listeners) listener(s, f, realized);
     return realized;
