@@ -4,10 +4,12 @@ import {
   AuthenticationError, DuplicateClientOrderIdError, ExchangeUnavailableError, ExchangeValidationError, InsufficientFundsError,
   OrderNotFoundError, RequestTimeoutError, TradebotError,
 } from '../../../src/domain/errors';
+import type { ExchangeClient } from '../../../src/exchange/exchange-client';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
+import { InProcessExchange } from '../../../src/simulator/in-process-exchange';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 
 // Hand-made 1m candles around 100 so every fill can be computed by hand.
@@ -40,95 +42,104 @@ afterEach(async () => {
   await sim.close();
 });
 
-test('public: ping, time, markets, klines with the open candle last', async () => {
-  expect(await client.ping()).toBe(true);
-  expect(Math.abs((await client.fetchServerTime()) - Date.now())).toBeLessThan(5000);
-  const markets = await client.fetchMarkets();
-  expect(markets[0]).toMatchObject({ name: 'BTC_USDT', stockPrec: 6, moneyPrec: 2 });
-  expect(markets[0]!.takerFee.toString()).toBe('0.001');
-
-  sim.advanceTo(T0 + 150); // two candles closed, the third half-way
-  const candles = await client.fetchCandles({ market: 'BTC_USDT', interval: '1m', start: T0 });
-  expect(candles.map((c) => c.time)).toEqual([T0, T0 + 60, T0 + 120]);
-  expect(candles[1]!.close.toString()).toBe('104');
-  expect(candles[2]!.open.toString()).toBe('104');
-  expect(candles[2]!.close.lessThan(104)).toBe(true); // partial: on its way down to the low
-  const hours = await client.fetchCandles({ market: 'BTC_USDT', interval: '1h', start: 1_699_999_200 });
-  expect(hours).toHaveLength(1);
-  expect(hours[0]!.high.toString()).toBe('106');
-});
-
-test('stop-limit: created, activated by the candle path, filled; balances and history follow', async () => {
-  const created = await client.placeStopLimit({
-    market: 'BTC_USDT', side: 'buy', amount: '0.5', price: '105.5', activationPrice: '105', clientOrderId: 'sl-1',
+// The ExchangeClient contract over both transports of the simulator: the HTTP client over loopback,
+// and the in-process adapter the backtest uses (the same handlers, parsers and error table).
+describe.each(['http', 'in-process'] as const)('over %s', (transport) => {
+  let port: ExchangeClient;
+  beforeEach(() => {
+    port = transport === 'http' ? client : new InProcessExchange({ engine: sim.engine, apiKey: 'key-1', feed: sim.feed });
   });
-  expect(created).toMatchObject({ market: 'BTC_USDT', side: 'buy', type: 'stop limit', activated: false, activationCondition: 'gte', clientOrderId: 'sl-1' });
-  const balances = await client.fetchTradingBalances();
-  expect(balances['USDT']!.freeze.toString()).toBe('52.80275');
 
-  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'buy', amount: '0.5', price: '105.5', activationPrice: '105', clientOrderId: 'sl-1' }))
-    .rejects.toBeInstanceOf(DuplicateClientOrderIdError);
-  expect(await client.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(1);
+  test('public: ping, time, markets, klines with the open candle last', async () => {
+    expect(await port.ping()).toBe(true);
+    expect(Math.abs((await port.fetchServerTime()) - Date.now())).toBeLessThan(5000);
+    const markets = await port.fetchMarkets();
+    expect(markets[0]).toMatchObject({ name: 'BTC_USDT', stockPrec: 6, moneyPrec: 2 });
+    expect(markets[0]!.takerFee.toString()).toBe('0.001');
 
-  sim.advanceTo(T0 + 120);
-  expect(await client.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(0);
-  const history = await client.fetchOrderHistory({ market: 'BTC_USDT' });
-  expect(history[0]).toMatchObject({ orderId: created.orderId, status: 'FILLED' });
-  expect(history[0]!.dealStock.toString()).toBe('0.5');
-  const deals = await client.fetchExecutedDeals({ market: 'BTC_USDT' });
-  expect(deals[0]).toMatchObject({ orderId: created.orderId, role: 'taker' });
-  expect(deals[0]!.price.toString()).toBe('105');
-  const after = await client.fetchTradingBalances();
-  expect(after['BTC']!.available.toString()).toBe('1.5');
-  expect(after['USDT']!.available.toString()).toBe('9947.4475'); // 10000 - 52.5 - 0.0525 fee
-});
-
-test('OCO over HTTP: the stop-loss executes and cancels the take-profit', async () => {
-  const oco = await client.placeOco({
-    market: 'BTC_USDT', side: 'sell', amount: '0.5', price: '110', activationPrice: '95', stopLimitPrice: '94', clientOrderId: 'oco-1',
+    sim.advanceTo(T0 + 150); // two candles closed, the third half-way
+    const candles = await port.fetchCandles({ market: 'BTC_USDT', interval: '1m', start: T0 });
+    expect(candles.map((c) => c.time)).toEqual([T0, T0 + 60, T0 + 120]);
+    expect(candles[1]!.close.toString()).toBe('104');
+    expect(candles[2]!.open.toString()).toBe('104');
+    expect(candles[2]!.close.lessThan(104)).toBe(true); // partial: on its way down to the low
+    const hours = await port.fetchCandles({ market: 'BTC_USDT', interval: '1h', start: 1_699_999_200 });
+    expect(hours).toHaveLength(1);
+    expect(hours[0]!.high.toString()).toBe('106');
   });
-  expect(oco.stopLoss).toMatchObject({ type: 'margin stop limit', activationCondition: 'lte', activated: false });
-  expect(oco.takeProfit.type).toBe('margin limit');
-  expect((await client.fetchActiveOcoOrders({ market: 'BTC_USDT' }))[0]!.id).toBe(oco.id);
 
-  sim.advanceTo(T0 + 240); // the T0+180 candle falls through 95
-  expect(await client.fetchActiveOcoOrders({ market: 'BTC_USDT' })).toHaveLength(0);
-  const history = await client.fetchOrderHistory({ market: 'BTC_USDT' });
-  const byId = new Map(history.map((h) => [h.orderId, h]));
-  expect(byId.get(oco.stopLoss.orderId)?.status).toBe('FILLED');
-  expect(byId.get(oco.takeProfit.orderId)?.status).toBe('CANCELED');
-  await expect(client.cancelOco({ market: 'BTC_USDT', orderId: oco.id })).rejects.toBeInstanceOf(OrderNotFoundError);
-});
+  test('stop-limit: created, activated by the candle path, filled; balances and history follow', async () => {
+    const created = await port.placeStopLimit({
+      market: 'BTC_USDT', side: 'buy', amount: '0.5', price: '105.5', activationPrice: '105', clientOrderId: 'sl-1',
+    });
+    expect(created).toMatchObject({ market: 'BTC_USDT', side: 'buy', type: 'stop limit', activated: false, activationCondition: 'gte', clientOrderId: 'sl-1' });
+    const balances = await port.fetchTradingBalances();
+    expect(balances['USDT']!.freeze.toString()).toBe('52.80275');
 
-test('cancel, kill-switch on the market clock, and engine rejections', async () => {
-  const order = await client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '89', activationPrice: '90' });
-  const canceled = await client.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId });
-  expect(canceled.status).toBe('CANCELED');
-  await expect(client.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId })).rejects.toBeInstanceOf(OrderNotFoundError);
+    await expect(port.placeStopLimit({ market: 'BTC_USDT', side: 'buy', amount: '0.5', price: '105.5', activationPrice: '105', clientOrderId: 'sl-1' }))
+      .rejects.toBeInstanceOf(DuplicateClientOrderIdError);
+    expect(await port.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(1);
 
-  await client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '79', activationPrice: '80' });
-  const timer = await client.setKillSwitch({ market: 'BTC_USDT', timeoutSeconds: 30 });
-  expect(timer).toMatchObject({ market: 'BTC_USDT', startTime: T0, cancellationTime: T0 + 30 });
-  expect(await client.fetchKillSwitchStatus('BTC_USDT')).toHaveLength(1);
-  sim.advanceTo(T0 + 31);
-  expect(await client.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(0);
-  expect(await client.fetchKillSwitchStatus()).toHaveLength(0);
+    sim.advanceTo(T0 + 120);
+    expect(await port.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(0);
+    const history = await port.fetchOrderHistory({ market: 'BTC_USDT' });
+    expect(history[0]).toMatchObject({ orderId: created.orderId, status: 'FILLED' });
+    expect(history[0]!.dealStock.toString()).toBe('0.5');
+    const deals = await port.fetchExecutedDeals({ market: 'BTC_USDT' });
+    expect(deals[0]).toMatchObject({ orderId: created.orderId, role: 'taker' });
+    expect(deals[0]!.price.toString()).toBe('105');
+    const after = await port.fetchTradingBalances();
+    expect(after['BTC']!.available.toString()).toBe('1.5');
+    expect(after['USDT']!.available.toString()).toBe('9947.4475'); // 10000 - 52.5 - 0.0525 fee
+  });
 
-  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '5', price: '79', activationPrice: '80' }))
-    .rejects.toBeInstanceOf(InsufficientFundsError);
-  await expect(client.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.01', price: '79', activationPrice: '80' }))
-    .rejects.toBeInstanceOf(ExchangeValidationError);
-});
+  test('OCO: the stop-loss executes and cancels the take-profit', async () => {
+    const oco = await port.placeOco({
+      market: 'BTC_USDT', side: 'sell', amount: '0.5', price: '110', activationPrice: '95', stopLimitPrice: '94', clientOrderId: 'oco-1',
+    });
+    expect(oco.stopLoss).toMatchObject({ type: 'margin stop limit', activationCondition: 'lte', activated: false });
+    expect(oco.takeProfit.type).toBe('margin limit');
+    expect((await port.fetchActiveOcoOrders({ market: 'BTC_USDT' }))[0]!.id).toBe(oco.id);
 
-test('account endpoints answer plausible fixed data', async () => {
-  expect(Object.keys(await client.fetchMainBalances())).toEqual([]);
-  expect((await client.fetchCodes()).data).toHaveLength(1);
-  expect((await client.fetchMiningAccounts({ name: 'sim-main' })).data).toHaveLength(1);
-  const jwt = await client.issueJwt();
-  expect(jwt.token.split('.')).toHaveLength(3);
-  expect(await client.fetchWebsocketToken()).toMatch(/^sim-ws-/);
-  const fee = new Decimal('0.001');
-  expect((await client.fetchMarkets())[0]!.makerFee.equals(fee)).toBe(true);
+    sim.advanceTo(T0 + 240); // the T0+180 candle falls through 95
+    expect(await port.fetchActiveOcoOrders({ market: 'BTC_USDT' })).toHaveLength(0);
+    const history = await port.fetchOrderHistory({ market: 'BTC_USDT' });
+    const byId = new Map(history.map((h) => [h.orderId, h]));
+    expect(byId.get(oco.stopLoss.orderId)?.status).toBe('FILLED');
+    expect(byId.get(oco.takeProfit.orderId)?.status).toBe('CANCELED');
+    await expect(port.cancelOco({ market: 'BTC_USDT', orderId: oco.id })).rejects.toBeInstanceOf(OrderNotFoundError);
+  });
+
+  test('cancel, kill-switch on the market clock, and engine rejections', async () => {
+    const order = await port.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '89', activationPrice: '90' });
+    const canceled = await port.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId });
+    expect(canceled.status).toBe('CANCELED');
+    await expect(port.cancelOrder({ market: 'BTC_USDT', orderId: order.orderId })).rejects.toBeInstanceOf(OrderNotFoundError);
+
+    await port.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.1', price: '79', activationPrice: '80' });
+    const timer = await port.setKillSwitch({ market: 'BTC_USDT', timeoutSeconds: 30 });
+    expect(timer).toMatchObject({ market: 'BTC_USDT', startTime: T0, cancellationTime: T0 + 30 });
+    expect(await port.fetchKillSwitchStatus('BTC_USDT')).toHaveLength(1);
+    sim.advanceTo(T0 + 31);
+    expect(await port.fetchActiveOrders({ market: 'BTC_USDT' })).toHaveLength(0);
+    expect(await port.fetchKillSwitchStatus()).toHaveLength(0);
+
+    await expect(port.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '5', price: '79', activationPrice: '80' }))
+      .rejects.toBeInstanceOf(InsufficientFundsError);
+    await expect(port.placeStopLimit({ market: 'BTC_USDT', side: 'sell', amount: '0.01', price: '79', activationPrice: '80' }))
+      .rejects.toBeInstanceOf(ExchangeValidationError);
+  });
+
+  test('account endpoints answer plausible fixed data', async () => {
+    expect(Object.keys(await port.fetchMainBalances())).toEqual([]);
+    expect((await port.fetchCodes()).data).toHaveLength(1);
+    expect((await port.fetchMiningAccounts({ name: 'sim-main' })).data).toHaveLength(1);
+    const jwt = await port.issueJwt();
+    expect(jwt.token.split('.')).toHaveLength(3);
+    expect(await port.fetchWebsocketToken()).toMatch(/^sim-ws-/);
+    const fee = new Decimal('0.001');
+    expect((await port.fetchMarkets())[0]!.makerFee.equals(fee)).toBe(true);
+  });
 });
 
 test('the client classifies the simulator failures: bad secret, 5xx, lost answer, held request', async () => {
