@@ -57,6 +57,11 @@ export class OrderFeedbackRecorder implements ExecutionEvents {
     }
   }
 
+  /** Journal reads started and not yet applied. */
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
   /** Resolves once every journal read started so far has been applied. */
   async idle(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);

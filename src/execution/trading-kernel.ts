@@ -65,6 +65,8 @@ export class TradingKernel {
   private tradingStale = true;
   private collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
   private collateralStale = true;
+  /** A submission changed the journal since the open-order view was last refreshed. */
+  private viewsStale = false;
 
   constructor(private readonly o: TradingKernelOptions) {
     const leaseStore = new InMemoryLeaseStore(o.wallClock);
@@ -99,7 +101,20 @@ export class TradingKernel {
 
   /** The daemon's step before a closed candle of `market` goes to the strategies. */
   settle(market: MarketName): Promise<void> {
+    this.viewsStale = false;
     return this.settleMarket(market);
+  }
+
+  /**
+   * The same step when the caller knows the exchange moved none of our orders on `market` since the
+   * last one (a backtest watches its engine): nothing to ask the exchange; the open-order view and the
+   * order feedback catch up with our own requests, as the settlement step would. Undefined when there
+   * is nothing to do.
+   */
+  catchUp(): Promise<void> | undefined {
+    if (!this.viewsStale && !this.feedback.busy) return undefined;
+    this.viewsStale = false;
+    return this.book.refresh().then(() => this.feedback.idle());
   }
 
   /** One intent through the executor; the open-order view and the balances follow at once. */
@@ -112,6 +127,7 @@ export class TradingKernel {
     const result = await this.exec.executor.submit(stamped);
     if (result.outcome !== 'denied') {
       this.book.note(result.records);
+      this.viewsStale = true;
       this.invalidateBalances();
     }
     return result;

@@ -119,8 +119,13 @@ export class BacktestReplay {
   private readonly lanes: Lane[];
   private readonly log: OrderLogEntry[] = [];
   private readonly fills: BacktestFill[] = [];
-  /** Markets where the engine moved our orders since their last settlement. */
+  /**
+   * Markets where the market moved our orders since their last settlement. What our own requests did
+   * (an order that triggers or fills on arrival, a cancel) is in their answers, which the executor
+   * journals: only what happens while a candle is applied needs the settlement step.
+   */
   private readonly unsettled = new Set<MarketName>();
+  private applying = false;
   private started = false;
   private readonly dataSeconds: number;
   private readonly tradeFrom: number;
@@ -208,7 +213,7 @@ export class BacktestReplay {
       for (let i = 0; i < n; i++) {
         const lane = lanes[i] as Lane;
         const c = lane.candles[lane.cursor];
-        if (c !== undefined && c.time === t) this.engine.applyCandle(lane.market, c, step);
+        if (c !== undefined && c.time === t) this.applyCandle(lane.market, c, step);
       }
       for (let i = 0; i < n; i++) {
         const lane = lanes[i] as Lane;
@@ -233,12 +238,21 @@ export class BacktestReplay {
       if (gapsMatter) await this.closeGapBuckets(lane, c.time);
       const close = c.time + step;
       this.clock.setMs(close * 1000);
-      this.engine.applyCandle(lane.market, c, step);
+      this.applyCandle(lane.market, c, step);
       lane.cursor = i + 1;
       const r = this.pushToAggregators(lane, c, close);
       if (r !== undefined) await r;
     }
     return candles.length;
+  }
+
+  private applyCandle(market: MarketName, candle: Candle, step: number): void {
+    this.applying = true;
+    try {
+      this.engine.applyCandle(market, candle, step);
+    } finally {
+      this.applying = false;
+    }
   }
 
   private async closeGapBuckets(lane: Lane, t: number): Promise<void> {
@@ -276,6 +290,8 @@ export class BacktestReplay {
       this.unsettled.delete(market);
       return this.kernel.settle(market).then(() => this.decide(market, interval, candle, closeTime));
     }
+    const catchingUp = this.kernel.catchUp();
+    if (catchingUp !== undefined) return catchingUp.then(() => this.decide(market, interval, candle, closeTime));
     return this.decide(market, interval, candle, closeTime);
   }
 
@@ -296,11 +312,11 @@ export class BacktestReplay {
     }
   }
 
-  /** Our deals are the report's fills; any change to our orders wants the market settled before the next candle. */
+  /** Our deals are the report's fills; what the market did to our orders wants the market settled before the next candle. */
   private onEngineEvent(event: EngineEvent): void {
     const order = event.order;
     if (order.apiKey !== API_KEY) return;
-    this.unsettled.add(order.market);
+    if (this.applying) this.unsettled.add(order.market);
     if (event.type !== 'filled') return;
     const deal = event.deal;
     this.fills.push({
