@@ -39,17 +39,17 @@ export interface OrderLogEntry {
 export function orderLogEntry(stamped: StampedIntent, result: SubmitResult, time: number): OrderLogEntry {
   const intent = stamped.intent;
   const base = { time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market };
-  const refusal = (r: SubmitResult): { rule: string | undefined; reason: string; venueCode: number | undefined } => {
-    if (r.outcome === 'denied') return { rule: r.rule, reason: r.reason, venueCode: undefined };
-    if (r.outcome !== 'rejected' && r.outcome !== 'unknown') throw new Error(`not a refusal: ${r.outcome}`);
+  // A refusal by the exchange (or an answer that never came, which the in-process exchange cannot lose).
+  const refusal = (r: Extract<SubmitResult, { outcome: 'rejected' | 'unknown' }>) => {
     const err = r.error;
     return { rule: err?.code ?? r.outcome, reason: err?.message ?? r.reason, venueCode: err instanceof ExchangeRejectedError ? err.venueCode : undefined };
   };
   if (intent.kind === 'cancel') {
     const entry = { ...base, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
     if (result.outcome === 'existing' || result.outcome === 'canceled') return { ...entry, outcome: result.outcome };
-    const why = refusal(result);
-    return { ...entry, outcome: result.outcome === 'denied' ? 'denied' : 'rejected', ...why };
+    if (result.outcome === 'denied') return { ...entry, outcome: 'denied', rule: result.rule, reason: result.reason };
+    if (!('reason' in result)) return { ...entry, outcome: 'canceled' };
+    return { ...entry, outcome: 'rejected', ...refusal(result) };
   }
   const entry = { ...base, kind: intent.kind, side: intent.side };
   if (result.outcome === 'denied') {
@@ -62,7 +62,7 @@ export function orderLogEntry(stamped: StampedIntent, result: SubmitResult, time
     activationPrice: dec(sent.activationPrice), stopLimitPrice: dec(sent.stopLimitPrice),
   };
   if (result.outcome === 'accepted') return { ...order, outcome: 'placed' };
-  if (result.outcome === 'existing' || result.outcome === 'canceled') {
+  if (!('reason' in result)) {
     // The journal already had this intent (same strategy, market, candle and tag): nothing was sent again.
     return { ...order, outcome: 'denied', rule: 'duplicate_intent', reason: `intent already journaled as ${order.clientOrderId}: not sent again` };
   }
