@@ -12,7 +12,8 @@ import type { BenchRow } from './bench-types';
 
 /**
  * Backtest throughput on a full year of 1-minute candles (525,600), end to end: StrategyHost +
- * sma-cross (on 1m candles) + RiskEngine + executor rounding + SimEngine fills, against the floor of
+ * sma-cross (on 1m candles) + the trading kernel (risk gate, Executor, in-memory journal, settlement,
+ * order feedback, portfolio) over the in-process exchange + SimEngine fills, against the floor of
  * the same run: a plain loop feeding the same candles' closes to two technicalindicators SMA objects
  * (nextValue). The year is built in memory by repeating the real 1m BTC/USDT month with shifted
  * timestamps (Decimal objects shared between repeats); the CSV is parsed once, outside the timing.
