@@ -20,6 +20,7 @@ import { orderLogEntry, type OrderLogEntry } from './order-log';
 import { TradingKernel } from '../../execution/trading-kernel';
 import { InProcessExchange } from '../../simulator/in-process-exchange';
 import type { EngineEvent } from '../../simulator/engine/types';
+import type { PositionState } from '../../portfolio/portfolio';
 
 export interface ReplayMarket {
   readonly info: MarketInfo;
@@ -77,6 +78,8 @@ export interface ReplayResult {
   readonly candleCount: number;
   /** Strategy candles handed to the host. */
   readonly strategyCandles: number;
+  /** The portfolio at the end: position, average entry, realised PnL and fees per (strategy, market). */
+  readonly positions: readonly PositionState[];
 }
 
 const API_KEY = 'backtest';
@@ -190,7 +193,10 @@ export class BacktestReplay {
     const health = this.host.strategyNames().map((name) => this.health.health(name, stats[name] as StrategyStats));
     const finalBalances: Record<string, { available: Decimal; freeze: Decimal }> = {};
     for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
-    return { fills: this.fills, orders: this.log, finalBalances, stats, health, candleCount: count, strategyCandles: this.strategyCandles };
+    return {
+      fills: this.fills, orders: this.log, finalBalances, stats, health, candleCount: count, strategyCandles: this.strategyCandles,
+      positions: this.kernel.portfolio.states(),
+    };
   }
 
   /** Several markets: the data times merged, every market's candle at t applied before any strategy runs. */

@@ -3,6 +3,7 @@ import { intervalSeconds, type Interval } from '../../../src/domain/candle';
 import type { Decimal } from '../../../src/domain/decimal';
 import type { ExchangeClient } from '../../../src/exchange/exchange-client';
 import { TradingKernel } from '../../../src/execution/trading-kernel';
+import type { PositionState } from '../../../src/portfolio/portfolio';
 import type { RiskLimits } from '../../../src/risk/risk-limits';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import type { InMemoryOrderStore } from '../../../src/store/memory/in-memory-order-store';
@@ -33,7 +34,7 @@ export interface PaperFill { clientOrderId: string; side: string; price: Decimal
 export async function paperRun(o: {
   sim: SimulatedExchange; client: ExchangeClient; strategies: readonly LoadedStrategy[]; market: string;
   interval: Interval; minutes: readonly number[]; risk?: RiskLimits;
-}): Promise<{ orders: OrderLogEntry[]; fills: PaperFill[]; journal: InMemoryOrderStore }> {
+}): Promise<{ orders: OrderLogEntry[]; fills: PaperFill[]; journal: InMemoryOrderStore; positions: readonly PositionState[] }> {
   const { sim, client, market } = o;
   let lastClose: Decimal | undefined;
   const feedbackErrors: unknown[] = [];
@@ -92,5 +93,5 @@ export async function paperRun(o: {
     if (page.length < 100) break;
   }
   fills.sort((a, b) => a.time - b.time);
-  return { orders, fills, journal: kernel.journal };
+  return { orders, fills, journal: kernel.journal, positions: kernel.portfolio.states() };
 }

@@ -99,6 +99,8 @@ test.each([
   expect(backtestProbe.seen.some((s) => s.events.length > 0)).toBe(true);
   expect(backtestProbe.seen.map((s) => s.events.join(' | '))).toEqual(backtestProbe.seen.map((s) => mergeFills(s.events).join(' | ')));
 
+  const portfolioOf = (states: typeof backtest.positions) => states.map((p) => [p.strategy, p.market, p.amount, p.averageEntry, p.realizedPnl, p.fees].map(String).join(' ')).sort(order);
+  expect(backtest.positions.some((p) => !p.realizedPnl.isZero())).toBe(true);
   const runs: Record<string, { orders: OrderLogEntry[]; told: string[] }> = {};
   for (const transport of ['http', 'in-process'] as const) {
     const paperProbe = probeStrategies([load('rsi-reversion'), load('sma-cross')]);
@@ -134,6 +136,8 @@ test.each([
       // And the account ends in the same place.
       const paperBalances = await client.fetchTradingBalances();
       for (const cur of ['USDT', 'BTC']) expect(`${transport} ${cur} ${paperBalances[cur]!.available.toString()}`).toBe(`${transport} ${cur} ${backtest.finalBalances[cur]!.available.toString()}`);
+      // One portfolio: the same positions, average entries, realised PnL and fees.
+      expect({ transport, positions: portfolioOf(paper.positions) }).toEqual({ transport, positions: portfolioOf(backtest.positions) });
       runs[transport] = { orders: paper.orders, told: told(paperProbe.seen) };
     } finally {
       await sim.close();
