@@ -148,6 +148,7 @@ export class BacktestReplay {
     }
     const collateral = input.collateral ?? 'separate';
     this.engine = new SimEngine({
+      // OCO legs answer without a client order id, as on the venue (the default): the daemon's pipeline copes.
       clock: this.clock, markets: [...infos.values()], historyLimit: HISTORY_LIMIT, collateral,
       ...(input.fillModel === undefined ? {} : { fillModel: input.fillModel }),
     });
@@ -327,8 +328,9 @@ export class BacktestReplay {
     const deal = event.deal;
     this.fills.push({
       time: deal.time, market: deal.market, side: deal.side, amount: deal.amount, price: deal.price, fee: deal.fee,
-      clientOrderId: deal.clientOrderId, role: deal.role === 1 ? 'maker' : 'taker',
-      // Both OCO legs carry the OCO's client order id: the leg is told by its type (the stop-loss leg is the stop order).
+      // An OCO leg's deal carries no client order id (as on the venue): the report names it by its OCO's.
+      clientOrderId: order.ocoClientOrderId ?? deal.clientOrderId, role: deal.role === 1 ? 'maker' : 'taker',
+      // The leg is told by its type (the stop-loss leg is the stop order).
       orderKind: order.ocoId === undefined ? 'stop_limit' : order.activationPrice === undefined ? 'oco_take_profit' : 'oco_stop_loss',
     });
   }

@@ -2,6 +2,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { intervalSeconds, type Interval } from '../../../src/domain/candle';
 import type { Decimal } from '../../../src/domain/decimal';
 import type { ExchangeClient } from '../../../src/exchange/exchange-client';
+import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
 import { TradingKernel } from '../../../src/execution/trading-kernel';
 import type { PositionState } from '../../../src/portfolio/portfolio';
 import type { RiskLimits } from '../../../src/risk/risk-limits';
@@ -86,10 +87,15 @@ export async function paperRun(o: {
   await kernel.exec.reconciler.runOnce();
 
   if (feedbackErrors.length > 0) throw new Error(`order feedback failed: ${String(feedbackErrors[0])}`);
+  // A deal of an OCO leg carries no client order id (as on the venue): the journal knows its order id.
+  const byOrderId = new Map((await kernel.journal.listAll(100_000)).filter((r) => r.orderId !== undefined).map((r) => [r.orderId, exchangeClientOrderId(r)]));
   const fills: PaperFill[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await client.fetchExecutedDeals({ market, limit: 100, offset });
-    fills.push(...page.map((d) => ({ clientOrderId: d.clientOrderId ?? '', side: d.side, price: d.price, amount: d.amount, time: d.time })));
+    fills.push(...page.map((d) => ({
+      clientOrderId: d.clientOrderId !== undefined && d.clientOrderId !== '' ? d.clientOrderId : byOrderId.get(d.orderId) ?? '',
+      side: d.side, price: d.price, amount: d.amount, time: d.time,
+    })));
     if (page.length < 100) break;
   }
   fills.sort((a, b) => a.time - b.time);
