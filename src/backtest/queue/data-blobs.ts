@@ -48,7 +48,7 @@ export async function fetchData(redis: Redis, prefix: string, cacheDir: string, 
   const out: { market: string; file: string }[] = [];
   for (const ref of refs) {
     if (!/^[0-9a-f]{64}$/.test(ref.sha256) || !/^\.[A-Za-z0-9]{1,8}$/.test(ref.ext)) {
-      throw new SweepQueueError(`data for ${ref.market}: malformed reference (sha256 "${ref.sha256}", extension "${ref.ext}")`, { market: ref.market });
+      throw new SweepQueueError(`data for ${ref.market}: malformed reference (sha256 "${short(ref.sha256)}", extension "${ref.ext.slice(0, 12)}")`, { market: ref.market });
     }
     const file = path.join(cacheDir, `${ref.sha256}${ref.ext}`);
     if (!verified.has(file)) {
@@ -64,7 +64,7 @@ export async function fetchData(redis: Redis, prefix: string, cacheDir: string, 
 async function download(redis: Redis, prefix: string, ref: DataRef, file: string): Promise<void> {
   const blob = await redis.getBuffer(dataKey(prefix, ref.sha256));
   if (blob === null) {
-    throw new SweepQueueError(`data for ${ref.market} (sha256 ${ref.sha256}) is not in the queue Redis (expired or removed): submit the sweep again`, { market: ref.market, sha256: ref.sha256 });
+    throw new SweepQueueError(`data for ${ref.market} (sha256 ${short(ref.sha256)}) is not in the queue Redis (expired or removed): submit the sweep again`, { market: ref.market, sha256: ref.sha256 });
   }
   let bytes: Buffer;
   try {
@@ -74,10 +74,15 @@ async function download(redis: Redis, prefix: string, ref: DataRef, file: string
   }
   const got = sha256Of(bytes);
   if (got !== ref.sha256) {
-    throw new SweepQueueError(`data for ${ref.market}: content hash ${got} differs from the sweep's ${ref.sha256}; refusing it`, { market: ref.market, sha256: ref.sha256, got });
+    throw new SweepQueueError(`data for ${ref.market}: content hash ${short(got)} differs from the sweep's ${short(ref.sha256)}; refusing it`, { market: ref.market, sha256: ref.sha256, got });
   }
   // Written whole then renamed: a worker killed mid-write leaves no half file under the final name.
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, bytes);
   await rename(tmp, file);
+}
+
+/** A hash as messages show it: its first 12 digits (a full 64-digit run reads like a secret to log scanners). */
+function short(sha256: string): string {
+  return `${sha256.slice(0, 12)}…`;
 }
