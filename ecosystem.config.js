@@ -6,17 +6,12 @@
 // Secrets are never written here, and not given as plain environment variables either (pm2 keeps an
 // app's environment in `pm2 jlist`): export TRADEBOT_API_KEY, TRADEBOT_API_SECRET_FILE and
 // TRADEBOT_REDIS_URL_FILE (files of mode 600) in the shell that runs `pm2 start`.
-//
-// Distributed sweep workers (docs/distributed-sweeps.md) are a second app, registered stopped:
-//   TRADEBOT_QUEUE_REDIS_URL=redis://... pm2 start ecosystem.config.js --only tradebot-sweep-worker
+// Distributed sweep workers have their own process file: ecosystem.sweep-worker.config.js.
 'use strict';
 
 // The config file is chosen when pm2 reads this file, from the shell's TRADEBOT_CONFIG: pm2's
 // `--env` switches environment variables only, it cannot change the arguments.
 const config = process.env.TRADEBOT_CONFIG || 'config/paper.yaml';
-
-// `tradebot worker --drain-seconds`: on SIGINT/SIGTERM running chunks get this long to finish.
-const WORKER_DRAIN_SECONDS = 30;
 
 // The daemon's graceful shutdown takes at most shutdown.graceMs (10 s by default), then it exits 1.
 // pm2 sends SIGINT on stop/restart and SIGKILL after kill_timeout, so kill_timeout must be longer,
@@ -78,33 +73,6 @@ module.exports = {
         // TRADEBOT_REDIS_URL_FILE (required in live mode; the URL may hold a password) and the API
         // key and TRADEBOT_API_SECRET_FILE come from the shell environment, never from this file.
       },
-    },
-    {
-      // `tradebot worker`: runs chunks of `backtest --sweep ... --queue` from the queue Redis at
-      // TRADEBOT_QUEUE_REDIS_URL (exported in the shell, like the daemon's secrets; it may hold a
-      // password). As many chunks at once as the machine has cores; more machines, more workers.
-      name: 'tradebot-sweep-worker',
-      script: 'dist/src/main.js',
-      args: ['worker', '--drain-seconds', String(WORKER_DRAIN_SECONDS)],
-      cwd: __dirname,
-      interpreter: 'node',
-      exec_mode: 'fork',
-      instances: 1,
-      // Registered by `pm2 start ecosystem.config.js` but not started: it needs the queue Redis.
-      autostart: false,
-      // pm2 sends SIGINT, then SIGKILL after kill_timeout: longer than the drain, so a chunk that
-      // finishes within it is recorded; one still running is retried by another worker anyway.
-      kill_timeout: (WORKER_DRAIN_SECONDS + 5) * 1000,
-      autorestart: true,
-      exp_backoff_restart_delay: 1_000,
-      min_uptime: '30s',
-      max_restarts: 10,
-      // deploy/k8s/sweep-worker-deployment.yaml: measured peak 263 MiB with two threads on a month
-      // of 1-minute candles; the same limit as the pod's.
-      max_memory_restart: '640M',
-      merge_logs: true,
-      time: false,
-      env: { NODE_ENV: 'production' },
     },
   ],
 };
