@@ -17,8 +17,9 @@ import type { BenchRow } from './bench-types';
  * each a fresh child-process CLI on a throwaway redis-server, median wall time of RUNS runs (each
  * queue run under a fresh key prefix, so nothing is reused). Then the queue's own cost per chunk:
  * BullMQ flows of CHUNKS no-op chunks with the options submitBatch uses, timed end to end (add,
- * process, complete, parent collect) and counted in Redis commands (INFO stats), which is what the
- * worked estimate in docs/distributed-sweeps.md "Sizing" scales to 10 and 100 workers.
+ * process, complete, parent collect), counted in Redis commands (INFO stats) and in Redis CPU time
+ * (INFO cpu), which is what the worked estimate in docs/distributed-sweeps.md "Sizing" scales to 10
+ * and 100 workers.
  *
  * Run on a quiet machine (load < 1): `npm run build && node dist/bench/run.js queue-sweep`.
  */
@@ -50,7 +51,9 @@ export async function run(): Promise<BenchRow[]> {
       { name: 'queue cost per no-op chunk (BullMQ flow, same options)', value: round(overhead.msPerChunk), unit: 'ms', note: `${CHUNKS} chunks, 1 worker, concurrency ${cores}` },
       { name: 'no-op chunks per second, one worker', value: Math.round(1000 / overhead.msPerChunk), unit: 'chunks/s' },
       { name: 'Redis commands per chunk (add + run + finish + collect)', value: round(overhead.commandsPerChunk), unit: 'commands', note: 'INFO stats total_commands_processed delta / chunks' },
-      { name: 'Redis commands per second at that rate', value: Math.round(overhead.commandsPerSecond), unit: 'commands/s', note: `load ${loadavg()[0]!.toFixed(1)} at end` },
+      { name: 'Redis commands per second at that rate', value: Math.round(overhead.commandsPerSecond), unit: 'commands/s' },
+      { name: 'Redis CPU per chunk', value: round(overhead.redisCpuUsPerChunk), unit: 'us', note: 'INFO cpu used_cpu_user + used_cpu_sys delta / chunks' },
+      { name: 'chunks/s one Redis core could serve', value: Math.round(1e6 / overhead.redisCpuUsPerChunk), unit: 'chunks/s', note: `1 s / Redis CPU per chunk; load ${loadavg()[0]!.toFixed(1)} at end` },
     ];
   } finally {
     await redis.stop();
@@ -96,12 +99,17 @@ function cli(extra: readonly string[], env: Record<string, string>): Promise<voi
 }
 
 /** CHUNKS no-op chunks as one flow, with submitBatch's job options; a worker that returns at once. */
-async function perChunkOverhead(url: string): Promise<{ msPerChunk: number; commandsPerChunk: number; commandsPerSecond: number }> {
+async function perChunkOverhead(url: string): Promise<{ msPerChunk: number; commandsPerChunk: number; commandsPerSecond: number; redisCpuUsPerChunk: number }> {
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
   const connection = { url, maxRetriesPerRequest: null };
   const stats = createRedis(url, { lazyConnect: true });
   await connectRedis(stats);
   const commands = async (): Promise<number> => Number(/total_commands_processed:(\d+)/.exec(await stats.info('stats'))?.[1]);
+  // Redis's own CPU time (user + system, main thread and all): what bounds one Redis, whatever the workers do.
+  const redisCpu = async (): Promise<number> => {
+    const info = await stats.info('cpu');
+    return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]);
+  };
   const flows = new FlowProducer({ connection, prefix });
   let parentDone!: () => void;
   const finished = new Promise<void>((resolve) => (parentDone = resolve));
@@ -118,6 +126,7 @@ async function perChunkOverhead(url: string): Promise<{ msPerChunk: number; comm
   const keep = { age: 3600 };
   const backoff = { type: 'exponential', delay: 2000 };
   const before = await commands();
+  const cpuBefore = await redisCpu();
   const started = performance.now();
   await flows.add({
     name: 'collect', queueName: 'sweeps', data: {}, opts: { jobId: 'sweep-bench', attempts: 3, backoff, removeOnComplete: keep, removeOnFail: keep },
@@ -126,9 +135,10 @@ async function perChunkOverhead(url: string): Promise<{ msPerChunk: number; comm
   await finished;
   const seconds = (performance.now() - started) / 1000;
   const used = (await commands()) - before;
+  const cpu = (await redisCpu()) - cpuBefore;
   await Promise.allSettled([worker.close(), flows.close()]);
   stats.disconnect();
-  return { msPerChunk: (seconds * 1000) / CHUNKS, commandsPerChunk: used / CHUNKS, commandsPerSecond: used / seconds };
+  return { msPerChunk: (seconds * 1000) / CHUNKS, commandsPerChunk: used / CHUNKS, commandsPerSecond: used / seconds, redisCpuUsPerChunk: (cpu * 1e6) / CHUNKS };
 }
 
 async function timed(fn: () => Promise<void>): Promise<number> {

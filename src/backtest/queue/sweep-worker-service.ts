@@ -58,6 +58,7 @@ export async function startSweepWorker(o: SweepWorkerOptions): Promise<SweepWork
     lockDuration: o.lockDurationMs, stalledInterval: o.lockDurationMs,
   });
   worker.on('error', (err) => o.log.warn({ err: safeMessage(err, o.config) }, 'queue connection error'));
+  worker.on('stalled', (jobId) => o.log.warn({ job: jobId }, 'chunk stalled: its worker stopped renewing the lock; back in the queue for another worker'));
   worker.on('failed', (job, err) => {
     if (job !== undefined) o.log.warn({ job: job.id, attempt: job.attemptsMade, reason: safeMessage(err, o.config) }, 'chunk attempt failed');
   });

@@ -85,8 +85,9 @@ async function run(args: readonly string[], env: Record<string, string> = {}): P
   return { code, out: p.out() };
 }
 
-function worker(...extra: string[]): Proc {
-  return start(['worker', '--concurrency', '1', '--lock-duration', '1500', '--cache-dir', mkdtempSync(join(tmpdir(), 'tb-qcache-')), ...extra]);
+/** A worker process of one thread. `lockMs` short only where a death must be noticed quickly (a busy test machine could otherwise miss a lock renewal and run a chunk twice). */
+function worker(lockMs = 30_000): Proc {
+  return start(['worker', '--concurrency', '1', '--lock-duration', String(lockMs), '--cache-dir', mkdtempSync(join(tmpdir(), 'tb-qcache-'))]);
 }
 
 const chunksDone = (...workers: Proc[]): number => workers.reduce((n, w) => n + (w.out().match(/"msg":"chunk done"/g) ?? []).length, 0);
@@ -124,7 +125,7 @@ test('a worker SIGKILLed mid-chunk: the chunk is retried on another worker and t
   const grid = '{"fast":[5,8,10,15,20],"slow":[30,40,50]}';
   const local = mkdtempSync(join(tmpdir(), 'tb-qlocal-'));
   expect((await run([...base(grid, local), '--workers', '1'])).code).toBe(0);
-  const doomed = worker();
+  const doomed = worker(1500);
   await doomed.waitFor(/sweep worker ready/);
   const out = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
   const client = start([...base(grid, out), '--queue', '--chunk-size', '8']);
@@ -133,7 +134,7 @@ test('a worker SIGKILLed mid-chunk: the chunk is retried on another worker and t
   doomed.child.kill('SIGKILL');
   await doomed.exited();
   expect(doomed.out()).not.toMatch(new RegExp(`"chunk":${chunk},[^\\n]*"chunk done"`));
-  const rescuer = worker();
+  const rescuer = worker(1500);
   expect(await client.exited()).toBe(0);
   expect(readFileSync(join(out, 'sweep.csv'))).toEqual(readFileSync(join(local, 'sweep.csv')));
   // The killed chunk ran again on the other worker (its lock lapsed; BullMQ moved it back to wait).
@@ -158,6 +159,22 @@ test('a worker refuses data whose content hash differs; the failed chunk is repo
   for (const row of csv.slice(1)) expect(row).toMatch(/error: chunk 0 failed \(tried up to 3 times\): data for BTC_USDT: content hash/);
   expect(chunksDone(w)).toBe(0);
 }, 60_000);
+
+test('walk-forward on the queue: two batches (train, test), the local walk-forward\'s report', async () => {
+  const grid = '{"fast":[5,10],"slow":[30,50]}';
+  const windows = ['--walk-forward', '{"train":"12h","test":"6h"}'];
+  const local = mkdtempSync(join(tmpdir(), 'tb-qlocal-'));
+  expect((await run([...base(grid, local), ...windows, '--workers', '1'])).code).toBe(0);
+  const w = worker();
+  await w.waitFor(/sweep worker ready/);
+  const out = mkdtempSync(join(tmpdir(), 'tb-qwf-'));
+  const queued = await run([...base(grid, out), ...windows, '--queue']);
+  expect(queued.code).toBe(0);
+  expect(queued.out.match(/queued on/g)).toHaveLength(2);
+  expect(readFileSync(join(out, 'walk-forward.html'))).toEqual(readFileSync(join(local, 'walk-forward.html')));
+  const json = (dir: string): unknown => ({ ...(JSON.parse(readFileSync(join(dir, 'walk-forward.json'), 'utf8')) as object), workers: 'n/a' });
+  expect(json(out)).toEqual(json(local));
+}, 90_000);
 
 test('strict input: --queue needs TRADEBOT_QUEUE_REDIS_URL, a sweep, and never prints the URL\'s password', async () => {
   const out = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
