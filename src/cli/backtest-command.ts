@@ -131,9 +131,11 @@ async function runBacktestCommand(opts: BacktestCliOptions): Promise<boolean> {
     const { runSweepCommand } = require('./backtest-sweep-command') as typeof import('./backtest-sweep-command');
     return runSweepCommand(request, opts);
   }
-  if (opts.workers !== undefined || opts.rankBy !== undefined || opts.queue === true || opts.chunkSize !== undefined) {
-    const flag = opts.workers !== undefined ? 'workers' : opts.rankBy !== undefined ? 'rank-by' : opts.queue === true ? 'queue' : 'chunk-size';
-    throw new BacktestInputError(`--${flag} only applies to --sweep / --walk-forward`, { field: flag });
+  if (opts.workers !== undefined || opts.rankBy !== undefined) {
+    throw new BacktestInputError('--workers and --rank-by only apply to --sweep / --walk-forward', { field: opts.workers !== undefined ? 'workers' : 'rank-by' });
+  }
+  if (opts.queue === true || opts.chunkSize !== undefined) {
+    throw new BacktestInputError('--queue and --chunk-size only apply to --sweep / --walk-forward', { field: opts.queue === true ? 'queue' : 'chunk-size' });
   }
   const { runSingleBacktest } = require('./backtest-single-command') as typeof import('./backtest-single-command');
   return runSingleBacktest(request);

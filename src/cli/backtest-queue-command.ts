@@ -48,6 +48,10 @@ export async function runQueuedCommand(request: BacktestRequest, opts: BacktestC
 function announce(q: SweepQueue, b: SubmittedBatch): void {
   process.stderr.write(`sweep ${b.id}: ${b.runs} runs in ${b.chunks} chunks ${b.existed ? 'already on' : 'queued on'} ${q.config.where} (prefix ${q.config.prefix})\n`
     + `  if this client stops, the sweep goes on: tradebot sweep status ${b.id} / tradebot sweep results ${b.id} --out DIR\n`);
+  // A hint only: CLIENT LIST may be disabled on a managed Redis, and workers may start later.
+  void q.queue.getWorkersCount().then((n) => {
+    if (n === 0) process.stderr.write(`  no worker is connected to this queue yet: start "tradebot worker" with the same TRADEBOT_QUEUE_REDIS_URL${q.config.prefix === 'tradebot-queue' ? '' : ` and TRADEBOT_QUEUE_PREFIX=${q.config.prefix}`}\n`);
+  }, () => undefined);
 }
 
 function parseChunkSize(text: string): number {

@@ -183,7 +183,7 @@ test('strict input: --queue needs TRADEBOT_QUEUE_REDIS_URL, a sweep, and never p
   expect(noUrl.code).toBe(1);
   expect(noUrl.out).toMatch(/TB_ERR_SWEEP_QUEUE: distributed sweeps need the queue Redis: set TRADEBOT_QUEUE_REDIS_URL/);
   const single = await run(['backtest', '--strategy', 'sma-cross', '--data', `BTC_USDT=${DATA}`, '--queue', '--out', out]);
-  expect(single.out).toMatch(/--queue only applies to --sweep/);
+  expect(single.out).toMatch(/--queue and --chunk-size only apply to --sweep/);
   const withThreads = await run([...base(grid, out), '--queue', '--workers', '2']);
   expect(withThreads.out).toMatch(/--workers sets this machine's threads/);
   const chunkAlone = await run([...base(grid, out), '--chunk-size', '2', '--workers', '1']);
