@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -41,24 +41,34 @@ export async function uploadData(redis: Redis, prefix: string, files: readonly {
 /**
  * The worker's side: the local path of each referenced file, fetched into `cacheDir` when missing.
  * Refuses (SweepQueueError) data whose bytes hash differently from the reference, whether the
- * queue's copy or the cached one; `verified` remembers the files already checked by this process.
+ * queue's copy or the cached one; `verified` holds this process's checks, done or under way.
  */
-export async function fetchData(redis: Redis, prefix: string, cacheDir: string, refs: readonly DataRef[], verified: Set<string>): Promise<{ market: string; file: string }[]> {
-  await mkdir(cacheDir, { recursive: true });
+export async function fetchData(redis: Redis, prefix: string, cacheDir: string, refs: readonly DataRef[], verified: Map<string, Promise<void>>): Promise<{ market: string; file: string }[]> {
   const out: { market: string; file: string }[] = [];
   for (const ref of refs) {
     if (!/^[0-9a-f]{64}$/.test(ref.sha256) || !/^\.[A-Za-z0-9]{1,8}$/.test(ref.ext)) {
       throw new SweepQueueError(`data for ${ref.market}: malformed reference (sha256 "${short(ref.sha256)}", extension "${ref.ext.slice(0, 12)}")`, { market: ref.market });
     }
-    const file = path.join(cacheDir, `${ref.sha256}${ref.ext}`);
-    if (!verified.has(file)) {
-      const cached = await readFile(file).catch(() => undefined);
-      if (cached === undefined || sha256Of(cached) !== ref.sha256) await download(redis, prefix, ref, file);
-      verified.add(file);
+    // Fanned out by the first two digits, as git stores objects.
+    const file = path.join(cacheDir, ref.sha256.slice(0, 2), `${ref.sha256.slice(2)}${ref.ext}`);
+    // One check (and download) per file, shared by the chunks that need it at the same time.
+    let ready = verified.get(file);
+    if (ready === undefined) {
+      ready = ensureCached(redis, prefix, ref, file);
+      verified.set(file, ready);
+      ready.catch(() => verified.delete(file)); // a failed fetch is tried again by the next chunk
     }
+    await ready;
     out.push({ market: ref.market, file });
   }
   return out;
+}
+
+async function ensureCached(redis: Redis, prefix: string, ref: DataRef, file: string): Promise<void> {
+  const cached = await readFile(file).catch(() => undefined);
+  if (cached !== undefined && sha256Of(cached) === ref.sha256) return;
+  await mkdir(path.dirname(file), { recursive: true });
+  await download(redis, prefix, ref, file);
 }
 
 async function download(redis: Redis, prefix: string, ref: DataRef, file: string): Promise<void> {
@@ -77,7 +87,7 @@ async function download(redis: Redis, prefix: string, ref: DataRef, file: string
     throw new SweepQueueError(`data for ${ref.market}: content hash ${short(got)} differs from the sweep's ${short(ref.sha256)}; refusing it`, { market: ref.market, sha256: ref.sha256, got });
   }
   // Written whole then renamed: a worker killed mid-write leaves no half file under the final name.
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(tmp, bytes);
   await rename(tmp, file);
 }

@@ -46,7 +46,7 @@ export async function startSweepWorker(o: SweepWorkerOptions): Promise<SweepWork
     throw new SweepQueueError(`queue Redis at ${o.config.where} not reachable: ${safeMessage(err, o.config)}`, { where: o.config.where });
   }
   const pools = new WorkerPools(o.concurrency);
-  const verifiedData = new Set<string>();
+  const verifiedData = new Map<string, Promise<void>>();
   const checkedStrategies = new Set<string>();
   const processor = async (job: Job<QueueJobData>): Promise<SweepRunResult[] | CollectResult> => {
     const data = job.data;
@@ -87,7 +87,7 @@ async function collect(job: Job<QueueJobData>, data: CollectData): Promise<Colle
 interface ChunkContext extends SweepWorkerOptions {
   readonly redis: Redis;
   readonly pools: WorkerPools;
-  readonly verifiedData: Set<string>;
+  readonly verifiedData: Map<string, Promise<void>>;
   readonly checkedStrategies: Set<string>;
 }
 

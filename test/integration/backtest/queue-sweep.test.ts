@@ -86,8 +86,8 @@ async function run(args: readonly string[], env: Record<string, string> = {}): P
 }
 
 /** A worker process of one thread. `lockMs` short only where a death must be noticed quickly (a busy test machine could otherwise miss a lock renewal and run a chunk twice). */
-function worker(lockMs = 30_000): Proc {
-  return start(['worker', '--concurrency', '1', '--lock-duration', String(lockMs), '--cache-dir', mkdtempSync(join(tmpdir(), 'tb-qcache-'))]);
+function worker(lockMs = 30_000, threads = 1): Proc {
+  return start(['worker', '--concurrency', String(threads), '--lock-duration', String(lockMs), '--cache-dir', mkdtempSync(join(tmpdir(), 'tb-qcache-'))]);
 }
 
 const chunksDone = (...workers: Proc[]): number => workers.reduce((n, w) => n + (w.out().match(/"msg":"chunk done"/g) ?? []).length, 0);
@@ -96,7 +96,8 @@ test('two worker processes give the local sweep\'s sweep.csv and sweep.json byte
   const grid = '{"fast":[5,10,20],"slow":[30,50]}';
   const local = mkdtempSync(join(tmpdir(), 'tb-qlocal-'));
   expect((await run([...base(grid, local), '--workers', '1'])).code).toBe(0);
-  const workers = [worker(), worker()];
+  // One worker holds two chunks at once on its two threads (runs of both share its thread pool).
+  const workers = [worker(30_000, 2), worker()];
   await Promise.all(workers.map((w) => w.waitFor(/sweep worker ready/)));
   const out1 = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
   const first = await run([...base(grid, out1), '--queue', '--chunk-size', '2']);
@@ -104,6 +105,7 @@ test('two worker processes give the local sweep\'s sweep.csv and sweep.json byte
   expect(readFileSync(join(out1, 'sweep.csv'))).toEqual(readFileSync(join(local, 'sweep.csv')));
   expect(readFileSync(join(out1, 'sweep.json'))).toEqual(readFileSync(join(local, 'sweep.json')));
   expect(chunksDone(...workers)).toBe(3);
+  for (const w of workers) expect(w.out()).not.toMatch(/chunk attempt failed|chunk stalled/);
   // Again: the same batch ID, found finished; no chunk is processed again, the files are the same.
   const out2 = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
   const again = await run([...base(grid, out2), '--queue', '--chunk-size', '2']);
