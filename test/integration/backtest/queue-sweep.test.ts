@@ -181,20 +181,27 @@ test('walk-forward on the queue: two batches (train, test), the local walk-forwa
 test('strict input: --queue needs TRADEBOT_QUEUE_REDIS_URL, a sweep, and never prints the URL\'s password', async () => {
   const out = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
   const grid = '{"fast":[5],"slow":[30]}';
-  const noUrl = await run([...base(grid, out), '--queue'], { TRADEBOT_QUEUE_REDIS_URL: '' });
+  const secret = 'queue-pw-7c1f0e9a-never-print';
+  const secretUrl = { TRADEBOT_QUEUE_REDIS_URL: `redis://tb:${secret}@127.0.0.1:1/0` };
+  // Independent commands: run side by side (two of them wait out the 5 s connect bound).
+  const [noUrl, single, withThreads, chunkAlone, unreachable, statusUnreachable, badWorker] = await Promise.all([
+    run([...base(grid, out), '--queue'], { TRADEBOT_QUEUE_REDIS_URL: '' }),
+    run(['backtest', '--strategy', 'sma-cross', '--data', `BTC_USDT=${DATA}`, '--queue', '--out', out]),
+    run([...base(grid, out), '--queue', '--workers', '2']),
+    run([...base(grid, out), '--chunk-size', '2', '--workers', '1']),
+    run([...base(grid, out), '--queue'], secretUrl),
+    run(['sweep', 'status', 'abc'], secretUrl),
+    run(['worker', '--concurrency', 'many']),
+  ]);
   expect(noUrl.code).toBe(1);
   expect(noUrl.out).toMatch(/TB_ERR_SWEEP_QUEUE: distributed sweeps need the queue Redis: set TRADEBOT_QUEUE_REDIS_URL/);
-  const single = await run(['backtest', '--strategy', 'sma-cross', '--data', `BTC_USDT=${DATA}`, '--queue', '--out', out]);
   expect(single.out).toMatch(/--queue and --chunk-size only apply to --sweep/);
-  const withThreads = await run([...base(grid, out), '--queue', '--workers', '2']);
   expect(withThreads.out).toMatch(/--workers sets this machine's threads/);
-  const chunkAlone = await run([...base(grid, out), '--chunk-size', '2', '--workers', '1']);
   expect(chunkAlone.out).toMatch(/--chunk-size only applies with --queue/);
-  const secret = 'pw-7c1f0e9a';
-  const unreachable = await run([...base(grid, out), '--queue'], { TRADEBOT_QUEUE_REDIS_URL: `redis://tb:${secret}@127.0.0.1:1/0` });
   expect(unreachable.code).toBe(1);
   expect(unreachable.out).toMatch(/queue Redis at redis:\/\/127\.0\.0\.1:1\/0 not reachable/);
   expect(unreachable.out).not.toContain(secret);
-  const badWorker = await run(['worker', '--concurrency', 'many']);
+  expect(statusUnreachable.code).toBe(1);
+  expect(statusUnreachable.out).not.toContain(secret);
   expect(badWorker.out).toMatch(/--concurrency: expected a whole number/);
 }, 60_000);
