@@ -143,6 +143,24 @@ test('a worker SIGKILLed mid-chunk: the chunk is retried on another worker and t
   expect(rescuer.out()).toMatch(new RegExp(`"chunk":${chunk},"runs":8,"attempt":\\d+,"msg":"chunk done"`));
 }, 90_000);
 
+test('a client killed after submitting leaves the sweep running; `tradebot sweep results ID` reattaches from another process', async () => {
+  const grid = '{"fast":[5,10],"slow":[30,50]}';
+  const local = mkdtempSync(join(tmpdir(), 'tb-qlocal-'));
+  expect((await run([...base(grid, local), '--workers', '1'])).code).toBe(0);
+  const client = start([...base(grid, mkdtempSync(join(tmpdir(), 'tb-qsweep-'))), '--queue', '--chunk-size', '2']);
+  await client.waitFor(/queued on/);
+  const id = /sweep ([0-9a-f]{24}):/.exec(client.out())?.[1] as string;
+  client.child.kill('SIGKILL');
+  await client.exited();
+  const w = worker();
+  const out = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
+  const results = await run(['sweep', 'results', id, '--out', out]);
+  expect(results.code).toBe(0);
+  expect(readFileSync(join(out, 'sweep.csv'))).toEqual(readFileSync(join(local, 'sweep.csv')));
+  expect(readFileSync(join(out, 'sweep.json'))).toEqual(readFileSync(join(local, 'sweep.json')));
+  expect(chunksDone(w)).toBe(2);
+}, 60_000);
+
 test('a worker refuses data whose content hash differs; the failed chunk is reported as error rows, not dropped', async () => {
   const grid = '{"fast":[5,10],"slow":[30,50]}';
   const out = mkdtempSync(join(tmpdir(), 'tb-qsweep-'));
