@@ -36,6 +36,9 @@ const port: Port = parentPort ?? processPort();
 function processPort(): Port {
   if (process.send === undefined) throw new Error('guest-worker runs in a worker thread or a child process with IPC');
   process.on('disconnect', () => process.exit(0)); // the daemon is gone: so is its guest
+  // Ctrl-C reaches the whole process group: the daemon stops its guests itself during its clean
+  // shutdown, so a guest that died of the terminal's SIGINT first would be reported as a crash.
+  process.on('SIGINT', () => undefined);
   return {
     postMessage: (m) => { process.send?.(m); },
     on: (_event, listener) => { process.on('message', (m) => listener(m as ToGuest)); },

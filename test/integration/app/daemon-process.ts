@@ -34,8 +34,11 @@ export class DaemonProcess {
   private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private waiters: (() => void)[] = [];
 
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `ownGroup`: the daemon leads its own process group, as under a terminal (Ctrl-C reaches the whole group). */
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, opts: { readonly ownGroup?: boolean } = {}) {
+    this.child = spawn(process.execPath, [MAIN, ...args], {
+      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownGroup === true,
+    });
     let buffer = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
@@ -82,6 +85,11 @@ export class DaemonProcess {
 
   signal(sig: NodeJS.Signals): void {
     this.child.kill(sig);
+  }
+
+  /** Signals the daemon's whole process group (its guests too), as a terminal's Ctrl-C does. Needs `ownGroup`. */
+  signalGroup(sig: NodeJS.Signals): void {
+    process.kill(-this.pid, sig);
   }
 
   exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

@@ -104,3 +104,13 @@ test('after a restart the journal dedupes replayed intents; `tradebot pause` sto
   daemon.signal('SIGINT');
   expect((await daemon.exit()).code).toBe(0);
 });
+
+test('Ctrl-C (SIGINT to the whole process group, guests included) stops cleanly: no strategy is reported crashed or paused', async () => {
+  daemon = new DaemonProcess(['run', '--config', config.file], ENV, { ownGroup: true });
+  await daemon.waitForLine(msg('tradebot started'), 60_000, 'tradebot started');
+  await daemon.waitForLine(msg('order submitted'), 60_000, 'an order');
+  daemon.signalGroup('SIGINT');
+  expect((await daemon.exit()).code).toBe(0);
+  expect(daemon.lines.filter((l) => l.msg === 'strategy failed' || l.msg === 'strategy paused after repeated failures')).toEqual([]);
+  expect(daemon.lines.some((l) => l.msg === 'stopped cleanly')).toBe(true);
+});

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { memoryAdapters } from '../../../src/app/stores';
 import { wireTrading, type Trading } from '../../../src/app/trading-wiring';
 import { parseConfig } from '../../../src/config/load';
-import { SystemClock } from '../../../src/core/clock';
+import { ManualClock, SystemClock, type Clock } from '../../../src/core/clock';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { createLogger } from '../../../src/log/logger';
 import { createMetrics, type Metrics } from '../../../src/metrics/registry';
@@ -15,8 +15,9 @@ import { API_KEY, API_SECRET, MARKET, oco, startSim, stopLimit, T0 } from '../ex
 /**
  * The daemon's trading wiring (src/app/trading-wiring.ts) against a real simulator, for the two
  * faults after which no order should follow: the venue ignoring our client order id (the echo guard;
- * the simulator speaks the other dialect and ignores unknown fields as the live venue does) and the
- * venue refusing the order type with HTTP 453 (its EU region). Each halts trading (stored, so a
+ * the simulator speaks the other dialect and ignores unknown fields as the live venue does), the
+ * venue refusing the order type with HTTP 453 (its EU region), and a lost OCO answer whose order
+ * cannot be told apart from another at the venue (the venue's OCO legs carry no client id). Each halts trading (stored, so a
  * restart stays halted) and logs an error saying what happened and what to check.
  */
 let sim: SimulatedExchange;
@@ -29,7 +30,7 @@ interface Daemon {
   readonly lines: Record<string, unknown>[];
 }
 
-async function daemonAgainst(simOptions: SimulatedExchangeOptions): Promise<Daemon> {
+async function daemonAgainst(simOptions: SimulatedExchangeOptions, marketClock: Clock = new SystemClock()): Promise<Daemon> {
   sim = await startSim(simOptions);
   const config = parseConfig({
     mode: 'paper', exchange: { dialect: 'venue' }, paper: { markets: [{ market: MARKET, data: 'unused.csv' }], balances: { USDT: '100' } },
@@ -45,7 +46,7 @@ async function daemonAgainst(simOptions: SimulatedExchangeOptions): Promise<Daem
     nonceSource: state.nonces, limiter: state.limiter, clock, timeoutMs: 2000,
   });
   const trading = await wireTrading({
-    config, exchange, state, markets: [MARKET], strategies: [{ name: 'alpha', markets: [MARKET] }], marketClock: clock, wallClock: clock,
+    config, exchange, state, markets: [MARKET], strategies: [{ name: 'alpha', markets: [MARKET] }], marketClock, wallClock: clock,
     metrics, log, lastPrice: () => undefined, onRedisUp: () => undefined,
   });
   expect(trading.riskEngine.tradingState).toBe('active');
@@ -96,4 +97,26 @@ test.each([
   expect((await d.metrics.clientOrderIdIgnored.get()).values[0]?.value).toBe(0);
   const next = await d.trading.exec.executor.submit(stopLimit('alpha', T0 + 60));
   expect(next.outcome).toBe('denied');
+});
+
+test('a lost OCO answer matching two venue OCOs: nothing guessed, trading halted and stored, counted, logged with the candidates', async () => {
+  // Started at the venue's T0: the intent's candle closes after the start (no look before sending).
+  const d = await daemonAgainst({ collateralBalances: { USDT: '100000' } }, new ManualClock(T0 * 1000));
+  const intent = oco('alpha', T0);
+  const sent = intent.intent.kind === 'oco' ? intent.intent : undefined;
+  // The same OCO placed by hand just before: the fingerprint cannot tell the two apart.
+  sim.engine.placeOco(API_KEY, {
+    market: MARKET, side: sent!.side, amount: sent!.amount, price: sent!.price, activationPrice: sent!.activationPrice, stopLimitPrice: sent!.stopLimitPrice,
+  });
+  sim.faults.configure({ seed: 5, lostAnswerRate: 1, endpoints: ['collateralOco'] });
+  const result = await d.trading.exec.executor.submit(intent);
+  expect(result.outcome).toBe('unknown');
+  expect(d.trading.riskEngine.tradingState).toBe('halted');
+  expect(await d.state.tradingState.read()).toMatchObject({ state: 'halted', reason: expect.stringContaining('order identity ambiguous') });
+  expect((await d.metrics.orderIdentityAmbiguous.get()).values[0]?.value).toBeGreaterThanOrEqual(1);
+  const error = d.lines.find((l) => l['level'] === 'error');
+  expect(error?.['msg']).toMatch(/cannot tell which venue order is ours: trading halted\. .*matches 2 order\(s\) at the venue/);
+  expect(error?.['msg']).toContain('Order identity on the venue');
+  sim.faults.reset();
+  expect((await d.trading.exec.executor.submit(stopLimit('alpha', T0 + 60))).outcome).toBe('denied');
 });
