@@ -1,9 +1,11 @@
 // pm2 process file for distributed sweep workers (docs/distributed-sweeps.md), apart from the
 // daemon's ecosystem.config.js so `pm2 start ecosystem.config.js` starts the daemon alone. Build
 // first (`npm run build`), then, on each machine that should run sweep chunks:
-//   TRADEBOT_QUEUE_REDIS_URL=redis://:password@queue-redis:6379/0 pm2 start ecosystem.sweep-worker.config.js
+//   TRADEBOT_QUEUE_REDIS_URL_FILE=/etc/tradebot/queue-redis-url pm2 start ecosystem.sweep-worker.config.js
 //   pm2 logs tradebot-sweep-worker | npx pino-pretty
-// The URL may hold a password: export it in the shell that runs `pm2 start`, never write it here.
+// The URL may hold a password: give it as a file (mode 600) through TRADEBOT_QUEUE_REDIS_URL_FILE,
+// not as TRADEBOT_QUEUE_REDIS_URL (pm2 keeps an app's environment in `pm2 jlist` and dump.pm2), and
+// never write it here.
 'use strict';
 
 // `tradebot worker --drain-seconds`: on SIGINT/SIGTERM running chunks get this long to finish.

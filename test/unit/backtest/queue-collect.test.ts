@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { collectBatch, rankedOfSweepJson } from '../../../src/backtest/queue/collect-batch';
 import { queueConfigFromEnv, safeMessage } from '../../../src/backtest/queue/queue-config';
 import { batchId, canonicalJson, chunkJobId, chunkOfKey, chunksOf, type BatchContent, type CollectData } from '../../../src/backtest/queue/queue-jobs';
@@ -61,6 +64,12 @@ test('queue config: the URL is required, checked, and its password never shown',
   expect(c.prefix).toBe('tradebot-queue');
   expect(JSON.stringify(c)).not.toContain('hunter2');
   expect(safeMessage(new Error('cannot reach redis://u:hunter2@queue:6379/2'), c)).toBe('cannot reach redis://queue:6379/2');
+  // From a file, as the daemon's TRADEBOT_REDIS_URL_FILE (pm2 keeps environment variables in its process list).
+  const dir = mkdtempSync(join(tmpdir(), 'tb-qurl-'));
+  writeFileSync(join(dir, 'url'), 'redis://:hunter2@queue:6380/1\n', { mode: 0o600 });
+  expect(queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: join(dir, 'url') }).where).toBe('redis://queue:6380/1');
+  expect(() => queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: join(dir, 'url'), TRADEBOT_QUEUE_REDIS_URL: 'redis://h:1' })).toThrow(/either TRADEBOT_QUEUE_REDIS_URL or TRADEBOT_QUEUE_REDIS_URL_FILE/);
+  expect(() => queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: join(dir, 'missing') })).toThrow(/cannot be read: ENOENT/);
 });
 
 test('a worker\'s strategy files must match the submitter\'s', () => {
