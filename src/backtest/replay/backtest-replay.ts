@@ -15,7 +15,7 @@ import { STRATEGY_DEFAULTS } from '../../config/defaults';
 import { riskLimitsFromConfig } from '../../config/risk-limits';
 import { riskSection } from '../../config/schema';
 import { HealthRecorder, type StrategyHealth } from './strategy-health';
-import type { BacktestFill } from '../report';
+import type { BacktestFill } from './backtest-fill';
 import { AccountView } from './account-view';
 import { CandleAggregator } from './candle-aggregator';
 import { OrderFlow, type OrderLogEntry } from './order-flow';
