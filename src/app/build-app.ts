@@ -206,7 +206,7 @@ export class TradebotApp {
     // 9. strategies on the candle flow, warm-up
     const runtime = wireStrategyRuntime({
       config: c, strategies: loaded.strategies, strategyDir: loaded.dir, exchange, trading, marketClock: this.marketClock, metrics: m, log,
-      sink: executorSink(exec, book, m, this.wallClock, execLog, trading.feedback.feedback),
+      sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback),
     });
     flow = runtime.flow;
     const guests = runtime.host;
