@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Clock } from '../src/core/clock';
 import { HttpExchangeClient } from '../src/exchange/http/client';
 import { buildSignedBody } from '../src/exchange/http/sign';
-import { InMemoryNonceSource } from '../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../src/limiter/in-memory-limiter';
 import type { BenchRow } from './bench-types';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
-import { parseFillModel } from '../simulator/engine/fill-model';
+import { parseFillModel } from '../domain/fill-model';
 import { DEFAULT_DIALECT, DIALECT_NAMES, type DialectName } from '../exchange/wire/dialect';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { SIM_REGIONS, type SimRegion } from '../simulator/server/region';

@@ -5,7 +5,7 @@ import { BacktestInputError } from '../../domain/errors';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import { RiskEngine } from '../../risk/risk-engine';
 import type { RiskLimits } from '../../risk/risk-limits';
-import type { FillModel } from '../../simulator/engine/fill-model';
+import type { FillModel } from '../../domain/fill-model';
 import { SimEngine, type CollateralMode } from '../../simulator/engine/sim-engine';
 import type { StampedIntent } from '../../strategy/intent-validation';
 import type { LoadedStrategy } from '../../strategy/prepare-strategy';

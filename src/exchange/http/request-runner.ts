@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock';
 import { ConfigError, RequestValidationError, TradebotError } from '../../domain/errors';
 import type { RateLimiter } from '../../limiter/rate-limiter';
-import type { NonceSource } from '../nonce-source';
+import type { NonceSource } from '../nonce/nonce-source';
 import type { Dialect } from '../wire/dialect';
 import { requestCodec, type RequestCodec } from '../wire/request-codec';
 import { ENDPOINTS, type EndpointId } from './endpoints';

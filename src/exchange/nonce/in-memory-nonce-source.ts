@@ -1,6 +1,6 @@
-import type { NonceSource } from '../../exchange/nonce-source';
-import { errorForLuaCode, LuaErrorCode } from '../scripts';
-import { checkedOffset, nonceSettings, type NonceSettings, type NonceSourceOptions } from '../redis-nonce-source';
+import type { NonceSource } from './nonce-source';
+import { errorForLuaCode, LuaErrorCode } from '../../store/scripts';
+import { checkedOffset, nonceSettings, type NonceSettings, type NonceSourceOptions } from './redis-nonce-source';
 
 /**
  * The one in-process nonce source (paper mode without Redis, CLI commands, tests, benchmarks), with

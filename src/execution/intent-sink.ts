@@ -4,8 +4,8 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
 import type { OrderRecord } from '../store/order-store-port';
 import type { OrderFeedback } from '../strategy/order-feedback';
-import type { IntentSink } from './candle-flow';
-import type { Executor } from '../execution/executor';
+import type { IntentSink } from '../strategy/candle-flow';
+import type { Executor } from './executor';
 
 /** What the sink needs of the open-order view: our own submissions at once, a full re-read now and then. */
 export interface OpenOrderNotes {
