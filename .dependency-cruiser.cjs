@@ -17,7 +17,7 @@ const LAYERS = [
   ['log'], // the pino factory
   ['metrics'], // the Registry, /metrics and /healthz
   ['strategy'], // the strategy contract, host, guests, candle flow
-  ['execution'], // the order pipeline: risk gate -> prepare -> journal -> send -> settle
+  ['execution'], // the order pipeline (risk gate -> prepare -> journal -> send -> settle), intent sink, clock guard
   ['trading-state'], // the operator's trading state (pause, reduce-only), stored for other processes
   ['simulator'], // the simulated exchange (paper, backtest, tests)
   ['backtest'], // replay, reports, sweeps
