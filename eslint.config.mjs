@@ -26,6 +26,10 @@ export default tseslint.config(
       'no-useless-assignment': 'off',
       // A variable a closure reads before its one assignment (set later in start-up) cannot be const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // What the code already follows: types come in through `import type` (lazy `typeof import()`
+      // stays allowed: the CLI types its require() calls that way), and == only against null.
+      '@typescript-eslint/consistent-type-imports': ['error', { disallowTypeAnnotations: false }],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
       // A leading underscore names a value that is deliberately unused (a destructured-away field).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },

@@ -6,7 +6,7 @@ import { LIMITS, type LimitTable } from '../limiter/limits';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import { RedisTokenBucket } from '../limiter/redis-token-bucket';
 import { InMemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from '../trading-state/trading-state-store';
-import { StoreKeys } from '../store/keys';
+import type { StoreKeys } from '../store/keys';
 import type { LeaseStore } from '../store/lease-store-port';
 import { RedisLeaseStore } from '../store/lease-store';
 import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
