@@ -33,6 +33,8 @@ export interface ExecutionInput {
   readonly events: ExecutionEvents;
   /** Wall clock: in-flight windows and lease TTLs are real time. */
   readonly clock: Clock;
+  /** Market clock (candle times): intents of candles closed before start are looked for at the venue first. */
+  readonly marketClock: Clock;
   readonly markets: readonly MarketName[];
   readonly metrics: Metrics;
   /** The store account (label of tradebot_lease_owned). */
@@ -52,7 +54,7 @@ export function buildExecution(i: ExecutionInput): Execution {
     exchange: i.exchange, store: i.store, leases, leaseStore: i.leaseStore, owner, risk: i.risk, clock: i.clock,
     events: i.events, balances: i.balances, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,
     unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, reconcileIntervalMs: i.config.reconcile.intervalSeconds * 1000,
-    ownStrategies: i.strategies, ownOrderPolicy: i.config.reconcile.ownOrderPolicy,
+    ownStrategies: i.strategies, ownOrderPolicy: i.config.reconcile.ownOrderPolicy, startedAtMs: i.marketClock.nowMs(),
   });
   return { ...built, leases, owner };
 }
@@ -112,6 +114,13 @@ export function executionEventSink(
           log.error({ clientOrderId: e.clientOrderId, market: e.market, canceled: e.canceled, reason: e.reason },
             `client order id ignored by the exchange: trading halted. ${e.reason}`);
           hooks.halt('the exchange ignored a client order id: check exchange.dialect');
+          return;
+        case 'OrderIdentityAmbiguous':
+          metrics.orderIdentityAmbiguous.inc();
+          log.error({ clientOrderId: e.clientOrderId, market: e.market, reason: e.reason },
+            `cannot tell which venue order is ours: trading halted. ${e.reason}. `
+            + 'Compare `tradebot orders` with the venue\'s open OCOs and history, cancel what is not wanted, then tradebot resume (docs/daemon.md, "Order identity on the venue").');
+          hooks.halt(`order identity ambiguous on ${e.market}: ${e.clientOrderId}`);
           return;
         case 'OrderTypeRefused':
           log.error({ clientOrderId: e.clientOrderId, market: e.market, kind: e.kind, reason: e.reason },

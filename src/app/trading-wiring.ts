@@ -107,7 +107,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   });
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   const exec = buildExecution({
-    config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, markets: i.markets, metrics: m,
+    config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, marketClock: i.marketClock, markets: i.markets, metrics: m,
     account: i.state.keys.account, strategies: i.strategies,
     risk: new RiskGate(riskEngine, {
       lastPrice: i.lastPrice, balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
 import { parseFillModel } from '../domain/fill-model';
+import { OCO_LEG_IDS, type OcoLegIds } from '../simulator/engine/sim-engine';
 import { DEFAULT_DIALECT, DIALECT_NAMES, type DialectName } from '../exchange/wire/dialect';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { SIM_REGIONS, type SimRegion } from '../simulator/server/region';
@@ -35,6 +36,7 @@ interface SimExchangeOptions {
   lostAnswerRate?: string;
   dialect: string;
   unknownFields: string;
+  ocoLegIds: string;
   region: string;
 }
 
@@ -61,6 +63,7 @@ export function registerSimExchangeCommand(program: Command): void {
     .option('--seed <n>', 'seed of random walks and faults', '1')
     .option('--dialect <name>', `wire dialect spoken: ${DIALECT_NAMES.join(' or ')} (venue: the exchange's documented wire)`, DEFAULT_DIALECT)
     .option('--unknown-fields <policy>', 'a body field the dialect does not know: refuse (422 code 30) or ignore (as the live venue does)', 'refuse')
+    .option('--oco-leg-ids <mode>', "client order id on OCO legs: empty (as the venue documents its answers) or echo (the id sent)", 'empty')
     .option('--region <region>', 'global, or eu: stop-limit, OCO and limit orders answered 453 as in the EU region', 'global')
     .option('--no-rate-limits', 'do not enforce the rate limits of limits.ts')
     .option('--latency-ms <ms>', 'fault: added latency per request')
@@ -123,6 +126,7 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
   return {
     dialect: oneOf<DialectName>(opts.dialect, DIALECT_NAMES, 'dialect'),
     unknownFields: oneOf<UnknownFieldPolicy>(opts.unknownFields, ['refuse', 'ignore'], 'unknown-fields'),
+    ocoLegIds: oneOf<OcoLegIds>(opts.ocoLegIds, OCO_LEG_IDS, 'oco-leg-ids'),
     region: oneOf<SimRegion>(opts.region, SIM_REGIONS, 'region'),
     port: number(opts.port, 'port', 65_535),
     host: opts.host,

@@ -14,7 +14,9 @@ export type OrderLeg = 'sl' | 'tp' | 'o';
 /**
  * A deterministic client order id, derived from (strategy, market, candle time, leg, tag) and
  * recorded before anything is sent. Replaying the same intent after a crash yields the same id, so
- * the exchange refuses a second order (code 36) instead of creating a duplicate.
+ * the journal finds it and nothing is sent again. The venue itself refuses a second order with the
+ * id only while the first is OPEN; once that one finished it accepts the id again, so no path may
+ * rely on the venue to dedupe (docs/daemon.md, "Order identity on the venue").
  *
  * Form: `tb-<strategy slug, <=12>-<hash 8>-<candle time base36>-<leg>`; the hash covers every input,
  * so two strategies whose slugs collide still get different ids. At most 40 characters.

@@ -47,6 +47,8 @@ export interface ExecutionSettings {
   readonly ownStrategies?: readonly OwnStrategy[];
   readonly ownOrderPolicy?: OwnOrderPolicy;
   readonly reconcileIntervalMs?: number;
+  /** Market time this process started at (ExecutorDeps.startedAtMs); absent in backtests. */
+  readonly startedAtMs?: number;
   readonly reconcileRetryMs?: number;
   readonly marketRefreshMs?: number;
 }
@@ -66,7 +68,7 @@ export function buildExecution(s: ExecutionSettings): Execution {
   const events = s.events ?? NO_EVENTS;
   const inFlight = new InFlight();
   const readiness = new Readiness();
-  const locator = new OrderLocator(s.exchange);
+  const locator = new OrderLocator(s.exchange, s.store);
   const catalog = new MarketCatalog({ exchange: s.exchange, clock: s.clock, ...(s.marketRefreshMs === undefined ? {} : { refreshMs: s.marketRefreshMs }) });
   const settler = new Settler({
     store: s.store, locator, clock: s.clock, events, inFlight,
@@ -77,6 +79,7 @@ export function buildExecution(s: ExecutionSettings): Execution {
   const executor = new Executor({
     exchange: s.exchange, store: s.store, leases: s.leases, risk: s.risk, markets: catalog, settler, readiness, events, inFlight,
     ...(s.balances === undefined ? {} : { balances: s.balances }),
+    ...(s.startedAtMs === undefined ? {} : { startedAtMs: s.startedAtMs }),
   });
   const reconciler = new Reconciler({
     store: s.store, locator, settler, readiness, events, clock: s.clock, exchange: s.exchange, markets: s.markets, leases: s.leases,

@@ -42,6 +42,12 @@ export type ExecutionEvent =
    * the daemon halts, since every later order of the kind would be refused alike.
    */
   | { readonly type: 'OrderTypeRefused'; readonly clientOrderId: string; readonly market: MarketName; readonly kind: string; readonly reason: string }
+  /**
+   * An OCO whose create answer was lost (the venue's legs carry no client order id) matched more than
+   * one venue order by its fingerprint, or only one that another journal record owns. Nothing is
+   * guessed: the record stays unsettled and the daemon halts trading until an operator looks.
+   */
+  | { readonly type: 'OrderIdentityAmbiguous'; readonly clientOrderId: string; readonly market: MarketName; readonly reason: string }
   /** The exchange answered, but writing the outcome to the journal failed; the reconciler will catch up. */
   | { readonly type: 'JournalWriteFailed'; readonly clientOrderId: string; readonly error: string }
   | { readonly type: 'ReconciliationCompleted'; readonly durationMs: number; readonly checked: number; readonly discrepancies: Readonly<Record<DiscrepancyKind, number>> }

@@ -34,6 +34,13 @@ export interface ExecutorDeps {
   readonly inFlight: InFlight;
   /** Optional balance check (e.g. the balance poller's last snapshot); absent = left to the exchange. */
   readonly balances?: BalanceView;
+  /**
+   * Market time (ms) this process started at. An intent of a candle that closed before it may have
+   * been sent by a predecessor whose journal is gone: it is looked for at the venue before its first
+   * send (Settler.lookBeforeFirstSend), since the venue accepts an id again once its order finished.
+   * Absent (backtests: one process sees every candle): never looked for.
+   */
+  readonly startedAtMs?: number;
 }
 
 /**
@@ -100,6 +107,11 @@ export class Executor {
       }
       const records = results.map((r) => r.record);
       if (results.some((r) => !r.created)) return this.replayed(records);
+      if (this.sentBeforeStart(records)) {
+        const seen = await this.deps.settler.lookBeforeFirstSend(records);
+        if (seen === 'found') return this.replayed(records);
+        if (seen === 'ambiguous') return this.deniedAfterJournal(records, 'order_identity', 'the venue has more than one order this intent may be', deny);
+      }
       // The trading state may have changed while the journal write awaited (an operator's pause):
       // asked again with no await between this check and the send.
       const late = this.deps.risk.recheck?.(stamped);
@@ -124,6 +136,9 @@ export class Executor {
       if (all.length !== ids.length || all.some((r) => r.status !== 'pending')) return this.replayed(all);
       const sl = all.sort((a, b) => (a.kind === 'oco_tp' ? 1 : 0) - (b.kind === 'oco_tp' ? 1 : 0));
       const submitted = await Promise.all(sl.map((r) => this.deps.store.transition(r.clientOrderId, 'send', {}, { expectedStatus: 'pending', lease })));
+      // Pending means never sent (send is journaled first), but the journal is not the venue's only memory.
+      const seen = await this.deps.settler.lookBeforeFirstSend(submitted);
+      if (seen !== 'send') return this.replayed(submitted);
       return this.sender.send(submitted);
     });
   }
@@ -191,6 +206,13 @@ export class Executor {
       }
     }
     return { outcome: 'existing', records: out };
+  }
+
+  /** A record whose candle closed before this process started (see ExecutorDeps.startedAtMs). */
+  private sentBeforeStart(records: readonly OrderRecord[]): boolean {
+    const started = this.deps.startedAtMs;
+    const r = records[0];
+    return started !== undefined && r !== undefined && (r.candleCloseTime ?? r.candleTime) * 1000 <= started;
   }
 
   private leaseOf(record: OrderRecord): Lease {

@@ -7,10 +7,10 @@ import type { OrderRecord } from '../store/order-store-port';
  * A stop-limit intent is one journal record whose id is sent as is (leg `o`).
  * An OCO intent is ONE exchange request with ONE clientOrderId, but two journal records (one per
  * leg, kinds `oco_sl` / `oco_tp`, legs `sl` / `tp`). The id sent is the stop-loss record's id. The
- * simulated exchange gives both legs that same clientOrderId (and the real one echoes it on the
- * OCO's legs), so a leg is told apart by its type: the stop-loss leg has an activation price. Both
- * leg ids share the same hash and differ only in the `-sl` / `-tp` suffix, so either is computed
- * from the other without a lookup.
+ * venue answers the legs with `"clientOrderId": ""` (documented), so legs are found by the OCO id and
+ * their order ids from the create answer, or by fingerprint (oco-fingerprint.ts); a leg is told apart
+ * by its type: the stop-loss leg has an activation price. Both leg ids share the same hash and differ
+ * only in the `-sl` / `-tp` suffix, so either is computed from the other without a lookup.
  */
 export interface IntentIdInput {
   readonly strategy: string;

@@ -1,19 +1,26 @@
 import { BadResponseError, ExchangeValidationError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 import type { OcoReport, OrderReport } from '../domain/order';
-import type { ExchangeClient } from '../exchange/exchange-client';
-import type { OrderRecord } from '../store/order-store-port';
-import { exchangeClientOrderId } from './oco-ids';
+import type { ExchangeClient, HistoryQuery } from '../exchange/exchange-client';
+import type { OrderRecord, OrderStore } from '../store/order-store-port';
+import { legRowMatchesRecord, notBeforeMs, ocoMatchesRecord } from './oco-fingerprint';
+import { exchangeClientOrderId, siblingLegId } from './oco-ids';
 import { isStopLeg } from './report-event';
 
 /** The exchange calls the settler and reconciler need (a narrow slice of the port). */
 export type LookupExchange = Pick<ExchangeClient, 'fetchActiveOrders' | 'fetchActiveOcoOrders' | 'fetchOrderHistory'>;
 
-/** Where an order was found. `nowhere` means: neither active nor in history, right now. */
+/**
+ * Where an order was found. `nowhere` means: neither active nor in history, right now. `ambiguous`:
+ * an OCO without exchange ids matched by fingerprint more than once, or only by an order another
+ * journal record owns; the caller must not guess (it halts trading).
+ */
 export type Finding =
   | { readonly where: 'active' | 'history'; readonly report: OrderReport; readonly ocoId?: undefined }
   | { readonly where: 'oco'; readonly report: OrderReport; readonly ocoId: number }
-  | { readonly where: 'nowhere'; readonly report?: undefined; readonly ocoId?: undefined };
+  | { readonly where: 'nowhere'; readonly report?: undefined; readonly ocoId?: undefined }
+  | { readonly where: 'ambiguous'; readonly reason: string; readonly report?: undefined; readonly ocoId?: undefined };
+
 
 /** Active orders and OCOs of some markets, fetched once (the reconciler's batch view). */
 export interface ExchangeSnapshot {
@@ -26,12 +33,17 @@ const PAGE = 100;
 
 /**
  * Finds the exchange's view of a journal record, by order id when the journal has it, else by the
- * clientOrderId it was sent with. Order of the questions matters: active first, then history, so an
- * order that finishes between the two questions is still seen (in history). It only asks; it never
- * sends an order.
+ * clientOrderId it was sent with; an OCO leg without exchange ids (its create answer was lost: the
+ * venue's legs carry no client id) by its fingerprint (oco-fingerprint.ts). Order of the questions
+ * matters: active first, then history, so an order that finishes between the two questions is still
+ * seen (in history). It only asks; it never sends an order.
  */
 export class OrderLocator {
-  constructor(private readonly exchange: LookupExchange) {}
+  constructor(
+    private readonly exchange: LookupExchange,
+    /** The journal, to tell whether a fingerprint match is already another record's order. */
+    private readonly journal: Pick<OrderStore, 'listAll'>,
+  ) {}
 
   async locate(record: OrderRecord, snapshot?: ExchangeSnapshot): Promise<Finding> {
     const useSnapshot = snapshot !== undefined && snapshot.markets.has(record.market);
@@ -42,14 +54,61 @@ export class OrderLocator {
     } else {
       const ocos = useSnapshot ? snapshot.ocos : await this.ocosOf(record.market, []);
       for (const oco of ocos) {
-        const leg = record.kind === 'oco_sl' ? oco.stopLoss : oco.takeProfit;
+        const leg = legOf(record, oco);
         const byOco = record.ocoId !== undefined && oco.id === record.ocoId;
         if (byOco || matches(record, leg)) return { where: 'oco', report: leg, ocoId: oco.id };
+      }
+      if (record.orderId === undefined && record.ocoId === undefined) {
+        const found = await this.byFingerprint(record, ocos, notBeforeMs(record));
+        if (found !== undefined) return found;
       }
     }
     const history = await this.historyOf(record);
     const row = history.find((o) => matches(record, o) && (record.kind === 'stop_limit' || isStopLeg(o) === (record.kind === 'oco_sl')));
     return row ? { where: 'history', report: row } : { where: 'nowhere' };
+  }
+
+  /**
+   * An OCO leg whose create answer never came: the OCOs (active) and leg rows (history) that match
+   * its fingerprint. One match that no other journal record owns is ours; none: undefined (asked no
+   * further by id); more than one, or one owned by another record: ambiguous.
+   */
+  private async byFingerprint(record: OrderRecord, ocos: readonly OcoReport[], notBeforeMs: number): Promise<Finding | undefined> {
+    const active = ocos.filter((oco) => ocoMatchesRecord(oco, record, notBeforeMs));
+    const rows = active.length > 0 ? [] : await this.legRowsSince(record, notBeforeMs);
+    const total = active.length + rows.length;
+    if (total === 0) return undefined;
+    const owner = await this.ownerOf(record, active.map((o) => o.id), rows.map((r) => r.orderId));
+    if (total === 1 && owner === undefined) {
+      const oco = active[0];
+      return oco !== undefined ? { where: 'oco', report: legOf(record, oco), ocoId: oco.id } : { where: 'history', report: rows[0]! };
+    }
+    const ids = [...active.map((o) => `OCO ${o.id}`), ...rows.map((r) => `order ${r.orderId}`)].join(', ');
+    return {
+      where: 'ambiguous',
+      reason: `OCO ${record.clientOrderId} (answer lost) matches ${total} order(s) at the venue by market, side, amount and prices: ${ids}`
+        + (owner === undefined ? '' : `; ${owner} already owns one`),
+    };
+  }
+
+  /** Finished leg rows of the record's market created since `notBeforeMs`, newest first (paged). */
+  private async legRowsSince(record: OrderRecord, notBeforeMs: number): Promise<OrderReport[]> {
+    const startDate = Math.floor(notBeforeMs / 1000);
+    const rows: OrderReport[] = [];
+    await pages(rows, `order history of ${record.market}`, (offset) => this.historyPage({ market: record.market, startDate, limit: PAGE, offset }));
+    return rows.filter((row) => legRowMatchesRecord(row, record, notBeforeMs));
+  }
+
+  /** The journal record (other than this OCO's own legs) that already holds one of these ids. */
+  private async ownerOf(record: OrderRecord, ocoIds: readonly number[], orderIds: readonly number[]): Promise<string | undefined> {
+    const own = new Set([record.clientOrderId, siblingLegId(record)]);
+    for (const other of await this.journal.listAll(OWNERSHIP_SCAN)) {
+      if (own.has(other.clientOrderId) || other.market !== record.market) continue;
+      if ((other.ocoId !== undefined && ocoIds.includes(other.ocoId)) || (other.orderId !== undefined && orderIds.includes(other.orderId))) {
+        return `journal record ${other.clientOrderId}`;
+      }
+    }
+    return undefined;
   }
 
   /** Every active order and OCO of the markets (paged). */
@@ -74,17 +133,28 @@ export class OrderLocator {
     return pages(into, `OCOs of ${market}`, (offset) => this.exchange.fetchActiveOcoOrders({ market, limit: PAGE, offset }));
   }
 
-  private async historyOf(record: OrderRecord): Promise<OrderReport[]> {
+  private historyOf(record: OrderRecord): Promise<OrderReport[]> {
+    return this.historyPage(record.orderId !== undefined
+      ? { market: record.market, orderId: record.orderId, limit: PAGE }
+      : { market: record.market, clientOrderId: exchangeClientOrderId(record), limit: PAGE });
+  }
+
+  private async historyPage(query: HistoryQuery): Promise<OrderReport[]> {
     try {
-      return await this.exchange.fetchOrderHistory(record.orderId !== undefined
-        ? { market: record.market, orderId: record.orderId, limit: PAGE }
-        : { market: record.market, clientOrderId: exchangeClientOrderId(record), limit: PAGE });
+      return await this.exchange.fetchOrderHistory(query);
     } catch (err) {
       // The venue answers an unknown clientOrderId with 422 code 30 `OrderHistory was not found.`
       if (err instanceof ExchangeValidationError && isHistoryNotFound(err)) return [];
       throw err;
     }
   }
+}
+
+/** Journal records scanned for the owner of a fingerprint match, newest first (the match is recent). */
+const OWNERSHIP_SCAN = 1000;
+
+function legOf(record: OrderRecord, oco: OcoReport): OrderReport {
+  return record.kind === 'oco_sl' ? oco.stopLoss : oco.takeProfit;
 }
 
 function matches(record: OrderRecord, report: OrderReport): boolean {

@@ -1,3 +1,4 @@
+import { intervalSeconds } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import { compareDecimals, productOf } from '../domain/decimal-compare';
 import type { OcoIntent, StopLimitIntent } from '../domain/intent';
@@ -41,6 +42,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const amount = roundAmount(intent.amount, market);
   const price = roundLimitPrice(intent.price, side, market);
   const activationPrice = roundActivationPrice(intent.activationPrice, side, market);
+  const candleCloseTime = stamped.candleTime + intervalSeconds(stamped.interval);
   // Object literals, not spreads: this runs for every order of a backtest.
   const unchanged = amount === intent.amount && price === intent.price && activationPrice === intent.activationPrice;
 
@@ -58,7 +60,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
         intent: unchanged ? intent : { ...intent, amount, price, activationPrice },
         records: [{
           strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
-          clientOrderId: cid, kind: 'stop_limit', price, purpose: intent.purpose,
+          candleCloseTime, clientOrderId: cid, kind: 'stop_limit', price, purpose: intent.purpose,
         }],
         sentClientOrderId: cid,
       },
@@ -75,7 +77,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const legs = ocoLegIds({ strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag });
   const record = (clientOrderId: string, kind: 'oco_sl' | 'oco_tp'): NewOrderRecord => ({
     strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
-    clientOrderId, kind, price, stopLimitPrice, purpose: intent.purpose,
+    candleCloseTime, clientOrderId, kind, price, stopLimitPrice, purpose: intent.purpose,
   });
   return {
     ok: true,

@@ -3,7 +3,7 @@ import { TradebotError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 import type { OcoReport, OrderReport } from '../domain/order';
 import type { ExchangeClient } from '../exchange/exchange-client';
-import type { OrderStore } from '../store/order-store-port';
+import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import { DISCREPANCY_KINDS, safeEmit, type DiscrepancyKind, type ExecutionEvents } from './events';
 import type { LeaseProvider } from './lease-keeper';
 import type { OrderLocator } from './order-locator';
@@ -144,7 +144,9 @@ export class Reconciler {
         else if (outcome === 'not_found') counts.not_found += 1;
         else if (outcome === 'missing') counts.missing_at_exchange += 1;
       }
-      const unknown = await this.unknown.handle(unknownCandidates(snapshot.active, snapshot.ocos, live.map((r) => r.clientOrderId)));
+      // Settling may just have given a record its exchange ids (an OCO found by fingerprint): read again.
+      const known = knownIds([...live, ...(await this.o.store.listLive())]);
+      const unknown = await this.unknown.handle(unknownCandidates(snapshot.active, snapshot.ocos, known));
       counts.unknown_at_exchange = unknown.unknown;
       counts.adopted = unknown.adopted;
       this.o.readiness.markReconciled();
@@ -160,14 +162,37 @@ export class Reconciler {
   }
 }
 
-/** Active orders/OCOs whose clientOrderId is not among the live journal ids (the handler re-checks the journal). */
-function unknownCandidates(active: readonly OrderReport[], ocos: readonly OcoReport[], liveIds: readonly string[]): (OrderReport | OcoReport)[] {
-  const known = new Set(liveIds);
+interface KnownIds {
+  readonly clientOrderIds: ReadonlySet<string>;
+  readonly orderIds: ReadonlySet<number>;
+  readonly ocoIds: ReadonlySet<number>;
+}
+
+/** The ids live journal records are known by at the venue: client order id, order id, OCO id. */
+function knownIds(records: readonly OrderRecord[]): KnownIds {
+  const clientOrderIds = new Set<string>();
+  const orderIds = new Set<number>();
+  const ocoIds = new Set<number>();
+  for (const r of records) {
+    clientOrderIds.add(r.clientOrderId);
+    if (r.orderId !== undefined) orderIds.add(r.orderId);
+    if (r.ocoId !== undefined) ocoIds.add(r.ocoId);
+  }
+  return { clientOrderIds, orderIds, ocoIds };
+}
+
+/**
+ * Active orders/OCOs the live journal does not know by any of their ids (the handler re-checks the
+ * journal). OCO legs carry no client order id at the venue: an OCO is known by its OCO id or a leg's
+ * order id.
+ */
+function unknownCandidates(active: readonly OrderReport[], ocos: readonly OcoReport[], known: KnownIds): (OrderReport | OcoReport)[] {
+  const byClientId = (cid: string | undefined): boolean => cid !== undefined && known.clientOrderIds.has(cid);
   const out: (OrderReport | OcoReport)[] = [];
-  for (const order of active) if (order.clientOrderId === undefined || !known.has(order.clientOrderId)) out.push(order);
+  for (const order of active) if (!known.orderIds.has(order.orderId) && !byClientId(order.clientOrderId)) out.push(order);
   for (const oco of ocos) {
-    const cid = oco.stopLoss.clientOrderId;
-    if (cid === undefined || !known.has(cid)) out.push(oco);
+    const legs = [oco.stopLoss, oco.takeProfit];
+    if (!known.ocoIds.has(oco.id) && !legs.some((l) => known.orderIds.has(l.orderId) || byClientId(l.clientOrderId))) out.push(oco);
   }
   return out;
 }

@@ -42,7 +42,9 @@ export type SettleOutcome =
   /** found nowhere yet, but it may still be in flight: ask again later */
   | 'waiting'
   /** a resting order found neither active nor in history (reported, left alone) */
-  | 'missing';
+  | 'missing'
+  /** an OCO without exchange ids matched more than one venue order (or one another record owns): left as is, trading halts */
+  | 'ambiguous';
 
 const UNSETTLED = new Set(['submitted', 'unknown']);
 
@@ -62,6 +64,10 @@ export class Settler {
     // Another task of ours is still waiting for this order's answer: that answer decides.
     if (!opts.ownRequest && this.o.inFlight?.has(record.clientOrderId)) return 'waiting';
     const finding = await this.o.locator.locate(record, snapshot);
+    if (finding.where === 'ambiguous') {
+      safeEmit(this.o.events, { type: 'OrderIdentityAmbiguous', clientOrderId: record.clientOrderId, market: record.market, reason: finding.reason });
+      return 'ambiguous';
+    }
     if (finding.where !== 'nowhere') {
       const { changed, record: updated } = await applyReport(this.o.store, this.o.events, record, finding.report, finding.ocoId);
       if (!changed) return 'unchanged';
@@ -86,9 +92,33 @@ export class Settler {
     }
   }
 
+  /**
+   * Before the FIRST send of journaled records that a predecessor may already have sent: the venue
+   * lets a client order id be used again once its order finished, so a journal that lost the record
+   * (an empty Redis) must not be the only memory. Asks the venue (by client id; an OCO by its
+   * fingerprint) and journals what it finds from the venue's report instead of sending.
+   * `send`: found nowhere, send it; `found`: journaled from the venue, do not send; `ambiguous`:
+   * OrderIdentityAmbiguous was emitted, do not send.
+   */
+  async lookBeforeFirstSend(records: readonly OrderRecord[]): Promise<'send' | 'found' | 'ambiguous'> {
+    let found = false;
+    for (const record of records) {
+      const finding = await this.o.locator.locate(record);
+      if (finding.where === 'ambiguous') {
+        safeEmit(this.o.events, { type: 'OrderIdentityAmbiguous', clientOrderId: record.clientOrderId, market: record.market, reason: finding.reason });
+        return 'ambiguous';
+      }
+      if (finding.where === 'nowhere') continue;
+      found = true;
+      const { record: updated } = await applyReport(this.o.store, this.o.events, record, finding.report, finding.ocoId);
+      safeEmit(this.o.events, { type: 'OrderSettled', clientOrderId: record.clientOrderId, status: updated.status, via: `${finding.where}, before a resend` });
+    }
+    return found ? 'found' : 'send';
+  }
+
   /** Settles every `submitted`/`unknown` record of the journal (one pass). */
   async settleAll(): Promise<Record<SettleOutcome, number>> {
-    const counts: Record<SettleOutcome, number> = { unchanged: 0, updated: 0, settled: 0, not_found: 0, waiting: 0, missing: 0 };
+    const counts: Record<SettleOutcome, number> = { unchanged: 0, updated: 0, settled: 0, not_found: 0, waiting: 0, missing: 0, ambiguous: 0 };
     for (const record of await this.o.store.listLive()) {
       if (!UNSETTLED.has(record.status)) continue;
       counts[await this.settle(record)] += 1;
@@ -103,11 +133,12 @@ export class Settler {
    * two-step writer that died before sending.
    *
    * Decision: a fresh one (created within `resendWithinMs`) is sent again WITH THE SAME client order
-   * id through `resend` (the executor; lease, limiter and journal rules apply). The same id makes this
-   * safe from duplicates: if it had somehow reached the exchange, the venue answers "duplicate"
-   * (code 36) and the executor adopts the existing order. An older one is abandoned (`cancel`,
-   * reason given): its candle's signal is stale, and trading on a stale signal risks money where not
-   * trading only misses a chance. Returns how many were resent and abandoned.
+   * id through `resend` (the executor; lease, limiter and journal rules apply). The venue refuses a
+   * second order with an id only while the first is OPEN (code 36; it accepts the id again once that
+   * order finished), so the executor first asks the venue for the id (lookBeforeFirstSend) and adopts
+   * what it finds. An older one is abandoned (`cancel`, reason given): its candle's signal is stale,
+   * and trading on a stale signal risks money where not trading only misses a chance. Returns how
+   * many were resent and abandoned.
    */
   async settlePending(opts: { resendWithinMs: number; resend?: (record: OrderRecord) => Promise<unknown>; scanLimit?: number }): Promise<{ resent: number; abandoned: number }> {
     const records = (await this.o.store.listAll(opts.scanLimit ?? 1000)).filter((r) => r.status === 'pending');

@@ -6,6 +6,7 @@ import type { ExchangeClient } from '../exchange/exchange-client';
 import type { OrderStore } from '../store/order-store-port';
 import { safeEmit, type ExecutionEvents } from './events';
 import { applyReport } from './journal-updater';
+import { notBeforeMs, ocoMatchesRecord } from './oco-fingerprint';
 import type { LeaseProvider } from './lease-keeper';
 import { OwnOrderAdopter, type OwnOrderPolicy, type OwnStrategy } from './own-orders';
 
@@ -59,6 +60,9 @@ export class UnknownOrderHandler {
         const record = await this.o.store.get(cid);
         if (record !== undefined && LIVE_STATUSES.has(record.status)) continue;
       }
+      // An OCO's legs carry no client id at the venue: one of ours still waiting for its answer (or
+      // whose answer was lost) is recognised by its fingerprint and left to the settler.
+      if (isOco(candidate) && (await this.awaitedOco(candidate))) continue;
       const minted = (this.o.ownOrderPolicy ?? 'adopt') === 'adopt' ? this.own.minter(candidate) : undefined;
       if (minted !== undefined && (await this.own.adopt(candidate, minted).catch(() => 'failed' as const)) === 'adopted') {
         adopted += 1;
@@ -69,6 +73,11 @@ export class UnknownOrderHandler {
       safeEmit(this.o.events, { type: 'UnknownOrderFound', market: report.market, orderId: isOco(candidate) ? candidate.id : report.orderId, clientOrderId: cid, action });
     }
     return { unknown, adopted };
+  }
+
+  private async awaitedOco(oco: OcoReport): Promise<boolean> {
+    const unsettled = (await this.o.store.listLive()).filter((r) => r.kind === 'oco_sl' && r.ocoId === undefined && (r.status === 'submitted' || r.status === 'unknown'));
+    return unsettled.some((r) => ocoMatchesRecord(oco, r, notBeforeMs(r)));
   }
 
   private async act(candidate: OrderReport | OcoReport): Promise<'ignored' | 'adopted' | 'canceled' | 'failed'> {

@@ -6,7 +6,7 @@ import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { LIMITS, type LimitTable } from '../limiter/limits';
 import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
 import type { FillModel } from '../domain/fill-model';
-import { SimEngine, type CollateralMode } from './engine/sim-engine';
+import { SimEngine, type CollateralMode, type OcoLegIds } from './engine/sim-engine';
 import type { AccountFunding, EngineEvent } from './engine/types';
 import { MINUTE, RandomWalkSource, RowsCandleSource, type CandleSource } from './market/candle-source';
 import { MarketFeed } from './market/market-feed';
@@ -75,6 +75,8 @@ export interface SimulatedExchangeOptions {
   readonly fillModel?: FillModel;
   /** Which balance OCOs use (SimEngineOptions.collateral); default 'separate', as live. */
   readonly collateral?: CollateralMode;
+  /** The client order id on OCO legs (SimEngineOptions.ocoLegIds); default 'empty', as the venue documents. */
+  readonly ocoLegIds?: OcoLegIds;
   /** The one wire dialect the server speaks (paths, fields in and out). Default `venue`. */
   readonly dialect?: DialectName;
   /**
@@ -132,6 +134,7 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
     ...(options.historyLimit === undefined ? {} : { historyLimit: options.historyLimit }),
     ...(options.fillModel === undefined ? {} : { fillModel: options.fillModel }),
     ...(options.collateral === undefined ? {} : { collateral: options.collateral }),
+    ...(options.ocoLegIds === undefined ? {} : { ocoLegIds: options.ocoLegIds }),
   });
   const secrets = new Map<string, string>();
   const accounts = [...(options.accounts ?? [])];

@@ -26,6 +26,9 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
   if (!ORDER_KINDS.includes(input.kind)) problems['kind'] = [`one of ${ORDER_KINDS.join(', ')}`];
   if (input.purpose !== undefined && input.purpose !== 'entry' && input.purpose !== 'exit') problems['purpose'] = ['entry or exit'];
   if (!Number.isSafeInteger(input.candleTime) || input.candleTime < 0) problems['candleTime'] = ['Unix seconds, integer'];
+  if (input.candleCloseTime !== undefined && (!Number.isSafeInteger(input.candleCloseTime) || input.candleCloseTime <= input.candleTime)) {
+    problems['candleCloseTime'] = ['Unix seconds, integer, after candleTime'];
+  }
   if (Object.keys(problems).length > 0) {
     throw new RequestValidationError('invalid order journal record', problems, { clientOrderId: input.clientOrderId });
   }
@@ -51,6 +54,7 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
   if (stopLimit !== undefined) fields['stopLimitPrice'] = stopLimit;
   if (input.reason !== undefined) fields['reason'] = input.reason;
   if (input.purpose !== undefined) fields['purpose'] = input.purpose;
+  if (input.candleCloseTime !== undefined) fields['candleCloseTime'] = String(input.candleCloseTime);
   return fields;
 }
 
@@ -103,6 +107,7 @@ export function parseRecord(fields: RecordFields, history: readonly string[]): O
     activationPrice: fields['activationPrice'],
     stopLimitPrice: fields['stopLimitPrice'],
     candleTime: Number(fields['candleTime']),
+    candleCloseTime: optionalNumber(fields['candleCloseTime']),
     purpose: fields['purpose'] === 'entry' || fields['purpose'] === 'exit' ? fields['purpose'] : undefined,
     status,
     orderId: optionalNumber(fields['orderId']),

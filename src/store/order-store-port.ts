@@ -32,6 +32,11 @@ export interface NewOrderRecord {
   readonly stopLimitPrice?: Decimal | string | undefined;
   /** Open time of the candle the intent came from, Unix seconds. */
   readonly candleTime: number;
+  /**
+   * Close time of that candle, Unix seconds on the exchange's clock (its klines): nothing for this
+   * intent can have reached the venue before it. Finds an OCO whose answer was lost (oco-fingerprint.ts).
+   */
+  readonly candleCloseTime?: number | undefined;
   readonly reason?: string | undefined;
   /** The intent's purpose, when it said one (strategies read it back in ctx.openOrders). */
   readonly purpose?: 'entry' | 'exit' | undefined;
@@ -58,6 +63,8 @@ export interface OrderRecord {
   readonly activationPrice: string | undefined;
   readonly stopLimitPrice: string | undefined;
   readonly candleTime: number;
+  /** Close time of the candle, Unix seconds; undefined on records journaled before it was kept, and on adopted ones. */
+  readonly candleCloseTime?: number | undefined;
   /** The intent's purpose, when it said one. */
   readonly purpose?: 'entry' | 'exit' | undefined;
   readonly status: OrderStatus;

@@ -12,14 +12,15 @@ import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-
  * The whole daemon (`tradebot run`, paper mode, Redis) against a simulated venue that outlives it:
  * a running simulator reached by URL (paper.exchangeUrl), which keeps its orders and balances and
  * its own accelerated clock, read by the daemon through GET /_sim/clock. The daemon is SIGKILLed at
- * 100 random points, with the simulator losing 20 % of the order answers (the order IS created, the
- * answer never arrives), and restarted each time: 60 kills at random in its first 2 s (boot, Redis,
+ * 100 random points, with the simulator losing 20 % of the order answers, stop-limit and OCO alike (the
+ * order IS created, the answer never arrives), and answering OCO legs as the venue documents them (no
+ * client order id: a lost OCO answer is settled by fingerprint), and restarted each time: 60 kills at random in its first 2 s (boot, Redis,
  * reconciliation, settling pending intents, warm-up, and trading on a fast machine), 40 while it trades. Afterwards every client order id on the
  * simulator appears exactly once, matches the journal (status, amounts, order id), and no journaled
- * intent is left unsettled. Each restart takes its dead predecessor's leases over at once (same host,
+ * intent is left unsettled; no OCO rests at the venue that the journal does not own. Each restart takes its dead predecessor's leases over at once (same host,
  * pid gone: src/app/dead-owner.ts), so it trades again without waiting for their TTL.
  */
-jest.setTimeout(360_000);
+jest.setTimeout(600_000); // two strategy guests start on each of the 101 starts
 
 const API_KEY = 'daemon-crash-key';
 const API_SECRET = 'daemon-crash-secret';
@@ -56,15 +57,15 @@ test('a paper daemon SIGKILLed at 100 random points with lost answers: every ord
   const prefix = `tbcrash-${Date.now().toString(36)}`;
   cleanupPrefix = prefix;
   sim = await startSimulatedExchange({
-    apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' },
+    apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' }, collateralBalances: { USDT: '100000' },
     markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 300, seed: 7,
-    faults: { lostAnswerRate: 0.2, endpoints: ['stopLimit'] },
+    faults: { lostAnswerRate: 0.2, endpoints: ['stopLimit', 'collateralOco'] },
   });
   const cfg = writeConfig({
     mode: 'paper',
     paper: { exchangeUrl: sim.url },
     redis: { keyPrefix: prefix },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }, { name: 'churn-oco' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     killSwitch: { enabled: false },
     reconcile: { intervalSeconds: 1 },
@@ -111,8 +112,15 @@ test('a paper daemon SIGKILLed at 100 random points with lost answers: every ord
     expect(cmp.mismatches).toEqual([]); // status, amounts and order ids match
     expect(killedWhileTrading).toBeGreaterThanOrEqual(KILLS - STARTUP_KILLS);
     expect(cmp.placed).toBeGreaterThan(0); // it really traded between the kills
+    const ocoLegs = records.filter((r) => r.kind !== 'stop_limit');
+    expect(ocoLegs.length).toBeGreaterThan(0); // OCOs were placed too
+    // Every OCO leg at the venue (open or finished) is a journal record's order, by its order id: no orphan OCO.
+    const venueLegs = [...sim.engine.activeOcos(API_KEY).flatMap((o) => [o.stopLoss, o.takeProfit]),
+      ...sim.engine.orderHistory(API_KEY).filter((o) => o.ocoId !== undefined)];
+    const journaledIds = new Set(ocoLegs.flatMap((r) => (r.orderId === undefined ? [] : [r.orderId])));
+    expect(venueLegs.filter((o) => !journaledIds.has(o.id)).map((o) => `${o.ocoId}/${o.id}`)).toEqual([]);
     console.log(`daemon crash test: ${KILLS} kills (${killedWhileTrading} after 'tradebot started'); ${cmp.placed} orders on the simulator, `
-      + `${records.length} journal records, ${sim.faults.injected().lostAnswer} answers lost, ${sim.engine.deals(API_KEY).length} deals`);
+      + `${records.length} journal records (${ocoLegs.length} OCO legs), ${sim.faults.injected().lostAnswer} answers lost, ${sim.engine.deals(API_KEY).length} deals`);
   } finally {
     cfg.cleanup();
   }

@@ -130,6 +130,8 @@ export class BacktestReplay {
     const collateral = input.collateral ?? 'separate';
     this.engine = new SimEngine({
       clock: this.clock, markets: [...infos.values()], historyLimit: 1, collateral,
+      // The replay's own journal finds an OCO leg's intent by the leg's client order id (never shown to anyone).
+      ocoLegIds: 'echo',
       ...(input.fillModel === undefined ? {} : { fillModel: input.fillModel }),
     });
     this.engine.openAccount(API_KEY, { trading: { ...input.balances }, collateral: { ...input.collateralBalances } });

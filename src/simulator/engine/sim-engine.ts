@@ -65,9 +65,18 @@ export interface SimEngineOptions {
   readonly collateral?: CollateralMode;
   /** Partial fills by volume and the OCO rule (fill-model.ts); default DEFAULT_FILL_MODEL, the real behaviour. */
   readonly fillModel?: FillModel;
+  /**
+   * The client order id an OCO's LEGS carry (create and list answers, history and deal rows):
+   * - 'empty' (default, as the venue documents it): `""` on both legs, whatever the request sent. The
+   *   OCO itself keeps the id (cancel by clientOrderId, uniqueness among open orders).
+   * - 'echo': both legs carry the id sent (what this simulator did before; for tests of that case).
+   */
+  readonly ocoLegIds?: OcoLegIds;
 }
 
 export type CollateralMode = 'separate' | 'unified';
+export type OcoLegIds = 'echo' | 'empty';
+export const OCO_LEG_IDS: readonly OcoLegIds[] = ['echo', 'empty'];
 
 const ZERO = new Decimal(0);
 const NO_EVENTS: readonly EngineEvent[] = Object.freeze([]);
@@ -84,11 +93,13 @@ export class SimEngine {
   private nextOrderId = 1;
   private readonly holdFactors = new WeakMap<MarketInfo, Decimal>();
   private readonly collateralMode: CollateralMode;
+  private readonly ocoLegIds: OcoLegIds;
   readonly fillModel: FillModel;
 
   constructor(options: SimEngineOptions) {
     this.clock = options.clock;
     this.collateralMode = options.collateral ?? 'separate';
+    this.ocoLegIds = options.ocoLegIds ?? 'empty';
     this.fillModel = options.fillModel ?? DEFAULT_FILL_MODEL;
     this.book = new OrderBook(options.historyLimit ?? 10_000);
     this.execution = new OrderExecution(this.book, (k) => this.requireAccount(k), (m) => this.requireMarket(m).info, (e) => this.events.emit(e),
@@ -225,9 +236,11 @@ export class SimEngine {
       ? this.reserveFor(apiKey, 'trading', info, input.side, input.amount, worstPrice)
       : this.marginFor(apiKey, info, input);
     const id = this.nextOrderId++;
-    const stopLoss = this.newOrder(apiKey, { ...input, price: input.stopLimitPrice }, 'margin stop limit', reserve,
-      input.activationPrice, sell ? 'lte' : 'gte', id);
-    const takeProfit = this.newOrder(apiKey, input, 'margin limit', reserve, undefined, undefined, id);
+    const legInput = this.ocoLegIds === 'echo' ? input : { ...input, clientOrderId: '' };
+    const group = { id, clientOrderId: input.clientOrderId ?? '' };
+    const stopLoss = this.newOrder(apiKey, { ...legInput, price: input.stopLimitPrice }, 'margin stop limit', reserve,
+      input.activationPrice, sell ? 'lte' : 'gte', group);
+    const takeProfit = this.newOrder(apiKey, legInput, 'margin limit', reserve, undefined, undefined, group);
     const oco: SimOco = { id, apiKey, market: info.name, clientOrderId: input.clientOrderId ?? '', stopLoss, takeProfit };
     this.book.addOco(oco);
     return oco;
@@ -387,7 +400,7 @@ export class SimEngine {
 
   private newOrder(
     apiKey: string, input: PlaceLimitInput, type: SimOrderType, reserve: Reserve,
-    activationPrice: Decimal | undefined, activationCondition: 'lte' | 'gte' | undefined, ocoId?: number,
+    activationPrice: Decimal | undefined, activationCondition: 'lte' | 'gte' | undefined, oco?: { readonly id: number; readonly clientOrderId: string },
   ): SimOrder {
     const info = this.requireMarket(input.market).info;
     const now = this.now();
@@ -396,7 +409,8 @@ export class SimEngine {
       amount: input.amount, price: input.price, activationPrice, activationCondition,
       activated: activationPrice === undefined, activatedAt: undefined,
       left: input.amount, dealStock: ZERO, dealMoney: ZERO, dealFee: ZERO, status: 'OPEN',
-      createdAt: now, updatedAt: now, finishedAt: undefined, makerFee: info.makerFee, takerFee: info.takerFee, reserve, ocoId,
+      createdAt: now, updatedAt: now, finishedAt: undefined, makerFee: info.makerFee, takerFee: info.takerFee, reserve,
+      ocoId: oco?.id, ...(oco === undefined ? {} : { ocoClientOrderId: oco.clientOrderId }),
     };
     this.book.add(order);
     return order;

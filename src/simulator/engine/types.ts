@@ -52,6 +52,11 @@ export interface SimOrder {
   readonly reserve: Reserve;
   /** Set on both legs of an OCO. */
   readonly ocoId: number | undefined;
+  /**
+   * The client order id the OCO was created with, on both legs, whatever `clientOrderId` they show
+   * (the venue answers `""` there but knows the id: it cancels an OCO by it). Never written to an answer.
+   */
+  readonly ocoClientOrderId?: string;
 }
 
 /** An OCO pair: stop-loss leg (stop limit) and take-profit leg (limit). */

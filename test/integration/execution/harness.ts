@@ -89,14 +89,25 @@ export function stopLimit(strategy: string, candleTime: number, over: Partial<In
   };
 }
 
-export function oco(strategy: string, candleTime: number): StampedIntent {
+export function oco(strategy: string, candleTime: number, over: Partial<Intent> = {}): StampedIntent {
   return {
     strategy, interval: '1m', candleTime,
     intent: {
       kind: 'oco', market: MARKET, side: 'sell', amount: new Decimal('0.2'), price: new Decimal('110'),
-      activationPrice: new Decimal('95'), stopLimitPrice: new Decimal('94.5'),
-    },
+      activationPrice: new Decimal('95'), stopLimitPrice: new Decimal('94.5'), ...over,
+    } as Intent,
   };
+}
+
+/**
+ * OCO `i` of a batch sent while the venue's clock stands at `now`: from a candle that has closed by
+ * then (nothing is sent for an open candle; an OCO whose answer is lost is found by its fingerprint,
+ * created after its candle closed), with its own prices.
+ */
+export function ocoOfBatch(strategy: string, now: number, i: number, over: Partial<Intent> = {}): StampedIntent {
+  return oco(strategy, now - (i + 1) * 60, {
+    activationPrice: new Decimal(95 - i / 10), stopLimitPrice: new Decimal(94.5 - i / 10), ...over,
+  });
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

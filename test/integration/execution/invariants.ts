@@ -36,8 +36,10 @@ export function compareJournalWithSim(records: readonly OrderRecord[], engine: S
   ];
   const byCid = new Map<string, SimOrder[]>();
   for (const o of all) {
-    if (o.clientOrderId === '') continue;
-    byCid.set(o.clientOrderId, [...(byCid.get(o.clientOrderId) ?? []), o]);
+    // OCO legs show no client order id (as the venue documents); the engine keeps the OCO's own.
+    const cid = o.clientOrderId !== '' ? o.clientOrderId : o.ocoClientOrderId ?? '';
+    if (cid === '') continue;
+    byCid.set(cid, [...(byCid.get(cid) ?? []), o]);
   }
   const duplicates: string[] = [];
   for (const [cid, orders] of byCid) {

@@ -2,7 +2,7 @@ import { deriveClientOrderId } from '../../../src/core/client-order-id';
 import { Decimal } from '../../../src/domain/decimal';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';
-import { API_KEY, httpClient, MARKET, oco, replica, sleep, startSim, stopLimit, T0, type Replica } from './harness';
+import { API_KEY, httpClient, MARKET, ocoOfBatch, replica, sleep, startSim, stopLimit, T0, type Replica } from './harness';
 import { compareJournalWithSim } from './invariants';
 
 const ctx = new RedisTestContext();
@@ -26,7 +26,7 @@ test('answers lost, timeouts and 5xx on order creation: zero duplicates, zero lo
   sim.faults.configure({ seed: 7, lostAnswerRate: 0.3, timeoutRate: 0.15, error5xxRate: 0.15, timeoutHoldMs: 1200, endpoints: ['stopLimit', 'collateralOco'] });
   const intents = [
     ...Array.from({ length: 24 }, (_, i) => stopLimit('alpha', T0 + i * 60, { price: new Decimal(105.5 + i), activationPrice: new Decimal(105 + i) })),
-    ...Array.from({ length: 6 }, (_, i) => oco('beta', T0 + i * 60)),
+    ...Array.from({ length: 6 }, (_, i) => ocoOfBatch('beta', T0, i)),
   ];
   const first = await Promise.all(intents.map((i) => r.execution.executor.submit(i)));
   const outcomes = first.map((x) => x.outcome);
@@ -65,7 +65,7 @@ test('with partial fills: lost answers on orders and cancels, orders filling ove
   sim.faults.configure({ seed: 11, lostAnswerRate: 0.3, timeoutRate: 0.1, error5xxRate: 0.1, timeoutHoldMs: 1200, endpoints: ['stopLimit', 'collateralOco', 'cancelOrder', 'cancelOco'] });
   const big = new Decimal('0.5');
   const stops = Array.from({ length: 6 }, (_, i) => stopLimit('alpha', T0 + i * 60, { amount: big, price: new Decimal('105.5'), activationPrice: new Decimal(105 + i / 10) }));
-  const ocos = Array.from({ length: 2 }, (_, i) => ({ ...oco('beta', T0 + i * 60), intent: { ...oco('beta', T0 + i * 60).intent, amount: big } }));
+  const ocos = Array.from({ length: 2 }, (_, i) => ocoOfBatch('beta', T0, i, { amount: big }));
   await Promise.all([...stops, ...ocos].map((i) => r.execution.executor.submit(i)));
 
   // Three minutes: up through the stops (triggered, the first fills 0.2), then down (their rest fills at the opens).

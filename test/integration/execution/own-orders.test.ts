@@ -8,8 +8,11 @@ import { API_KEY, httpClient, MARKET, oco, replica, startSim, stopLimit, T0, typ
  * Redis comes back empty (a failover to an empty replica, a restart without persistence): the
  * journal is gone but the orders are still at the exchange. The reconciler of the next process
  * recognises the orders this deployment minted by their client order ids and journals them again
- * under the strategy that placed them (stop-limits and both legs of an OCO), so they are managed
- * (fills, cancels, the strategy's open-order view); a foreign order keeps the configured policy.
+ * under the strategy that placed them, so they are managed (fills, cancels, the strategy's open-order
+ * view); a foreign order keeps the configured policy. The venue documents OCO legs WITHOUT a client
+ * order id: such an OCO cannot be recognised by the reconciler; the strategy's replay of its intent
+ * finds it by fingerprint before sending (Settler.lookBeforeFirstSend). A venue that echoes the id on
+ * the legs (`ocoLegIds: 'echo'`) gets its OCOs adopted like stop-limits.
  */
 const ctx = new RedisTestContext();
 let sim: SimulatedExchange;
@@ -26,7 +29,7 @@ async function placeThenLoseJournal(prefix: string): Promise<{ ids: string[] }> 
   const first = await replica({ redis, prefix, client: httpClient(sim.url), owner: 'before', scopes: [['alpha', MARKET], ['beta', MARKET]], settings: { ownStrategies: OWN } });
   await first.execution.reconciler.runOnce();
   const ids: string[] = [];
-  for (const intent of [stopLimit('alpha', T0), stopLimit('beta', T0), oco('alpha', T0 + 60)]) {
+  for (const intent of [stopLimit('alpha', T0), stopLimit('beta', T0), oco('alpha', T0 - 120)]) { // the OCO's candle closed before the venue's now, as every sent intent's has
     const r = await first.execution.executor.submit(intent);
     expect(r.outcome).toBe('accepted');
     if ('records' in r) ids.push(...r.records.map((x) => x.clientOrderId));
@@ -40,14 +43,16 @@ async function placeThenLoseJournal(prefix: string): Promise<{ ids: string[] }> 
   return { ids };
 }
 
-async function next(prefix: string, policy?: OwnOrderPolicy): Promise<Replica> {
+async function next(prefix: string, policy?: OwnOrderPolicy, startedAtMs?: number): Promise<Replica> {
   return replica({
     redis: await ctx.client(), prefix, client: httpClient(sim.url), owner: 'after', scopes: [['alpha', MARKET], ['beta', MARKET]],
-    settings: { ownStrategies: OWN, ...(policy === undefined ? {} : { ownOrderPolicy: policy }) },
+    settings: { ownStrategies: OWN, ...(policy === undefined ? {} : { ownOrderPolicy: policy }), ...(startedAtMs === undefined ? {} : { startedAtMs }) },
   });
 }
 
-test('own stop-limits and OCO legs are adopted under their strategies; the foreign order is only reported', async () => {
+test('a venue echoing ids on OCO legs: own stop-limits and OCO legs are adopted under their strategies; the foreign order is only reported', async () => {
+  await sim.close();
+  sim = await startSim({ ocoLegIds: 'echo' });
   const prefix = ctx.prefix();
   const { ids } = await placeThenLoseJournal(prefix);
   expect(ids).toHaveLength(4); // two stop-limits, two OCO legs
@@ -60,7 +65,7 @@ test('own stop-limits and OCO legs are adopted under their strategies; the forei
   expect(journal.get(ids[0]!)).toMatchObject({ strategy: 'alpha', kind: 'stop_limit', status: 'open', candleTime: T0, amount: '0.1', price: '105.5' });
   expect(journal.get(ids[1]!)).toMatchObject({ strategy: 'beta', kind: 'stop_limit', status: 'open' });
   const [sl, tp] = [journal.get(ids[2]!)!, journal.get(ids[3]!)!];
-  expect(sl).toMatchObject({ strategy: 'alpha', kind: 'oco_sl', candleTime: T0 + 60, activationPrice: '95', stopLimitPrice: '94.5', price: '110' });
+  expect(sl).toMatchObject({ strategy: 'alpha', kind: 'oco_sl', candleTime: T0 - 120, activationPrice: '95', stopLimitPrice: '94.5', price: '110' });
   expect(tp).toMatchObject({ strategy: 'alpha', kind: 'oco_tp' });
   expect(sl.ocoId).toBeDefined();
   expect(tp.ocoId).toBe(sl.ocoId);
@@ -74,6 +79,21 @@ test('own stop-limits and OCO legs are adopted under their strategies; the forei
 
   // The next pass finds nothing new.
   expect((await r.execution.reconciler.runOnce()).discrepancies).toMatchObject({ adopted: 0, unknown_at_exchange: 1 });
+  r.execution.reconciler.stop();
+});
+
+test('OCO legs as documented (no id): the reconciler adopts the stop-limits and reports the OCO; the strategy\'s replay journals the OCO by fingerprint, placing nothing', async () => {
+  const prefix = ctx.prefix();
+  const { ids } = await placeThenLoseJournal(prefix);
+  const r = await next(prefix, undefined, (T0 + 600) * 1000);
+  expect((await r.execution.reconciler.runOnce()).discrepancies).toMatchObject({ adopted: 2, unknown_at_exchange: 2 });
+  expect(r.events.ofType('UnknownOrderFound').map((e) => e.action)).toEqual(['ignored', 'ignored']); // the OCO and the foreign order
+  const replay = await r.execution.executor.submit(oco('alpha', T0 - 120));
+  expect(replay.outcome).toBe('existing');
+  expect(sim.engine.activeOcos(API_KEY)).toHaveLength(1);
+  const [sl, tp] = [await r.store.get(ids[2]!), await r.store.get(ids[3]!)];
+  expect([sl?.status, tp?.status, sl?.ocoId, tp?.ocoId]).toEqual(['open', 'open', sim.engine.activeOcos(API_KEY)[0]?.id, sim.engine.activeOcos(API_KEY)[0]?.id]);
+  expect((await r.execution.reconciler.runOnce()).discrepancies).toMatchObject({ unknown_at_exchange: 1 }); // only the foreign one now
   r.execution.reconciler.stop();
 });
 

@@ -120,7 +120,8 @@ test('create stop-limit, list, cancel, cancel again, balances, klines, OCO list:
   expectDocumentedFields(oco.body, documentedCreate);
   expectDocumentedFields(oco.body.stop_loss, documentedCreate['stop_loss'] as Record<string, unknown>);
   expectDocumentedFields(oco.body.take_profit, documentedCreate['take_profit'] as Record<string, unknown>);
-  expect([oco.body.stop_loss.clientOrderId, oco.body.take_profit.clientOrderId]).toEqual(['order1987111', 'order1987111']);
+  // As documented: the legs carry "" although the request sent order1987111 (the OCO itself keeps it).
+  expect([oco.body.stop_loss.clientOrderId, oco.body.take_profit.clientOrderId]).toEqual(['', '']);
   const list = await sendRequest('/api/v4/oco-orders', venue('request_oco_orders'));
   expect(list.status).toBe(200);
   const [listed] = list.body as Record<string, any>[];

@@ -10,7 +10,7 @@ const M = 'BTC_USDT';
 const T0 = 1_700_000_040;
 
 test('the backtest journal shows the amount still open after partial fills, as the daemon book does (OCO: the leg still executing)', () => {
-  const engine = new SimEngine({ clock: new ManualClock(T0 * 1000), markets: [simMarketInfo(M)] });
+  const engine = new SimEngine({ clock: new ManualClock(T0 * 1000), markets: [simMarketInfo(M)], ocoLegIds: 'echo' });
   engine.openAccount('bt', { trading: { USDT: '10000', BTC: '1' }, collateral: { USDT: '10000' } });
   engine.setLastPrice(M, D('100'));
   const journal = new OrderJournal();

@@ -1,7 +1,7 @@
 import { parseSimOptions } from '../../../src/cli/sim-exchange-command';
 import { ConfigError } from '../../../src/domain/errors';
 
-const base = { port: '0', host: '127.0.0.1', apiKey: 'k', apiSecret: 's', market: [], speed: '0', seed: '1', rateLimits: true, dialect: 'venue', unknownFields: 'refuse', region: 'global' };
+const base = { port: '0', host: '127.0.0.1', apiKey: 'k', apiSecret: 's', market: [], speed: '0', seed: '1', rateLimits: true, dialect: 'venue', unknownFields: 'refuse', ocoLegIds: 'empty', region: 'global' };
 
 describe('sim-exchange: collateral funding and fill model flags', () => {
   test('the collateral account is funded only by --collateral-balance; the fill model defaults to the real behaviour', () => {
@@ -16,5 +16,11 @@ describe('sim-exchange: collateral funding and fill model flags', () => {
     expect(() => parseSimOptions({ ...base, collateralBalance: 'USDT:5' }, {})).toThrow(new ConfigError('--collateral-balance: "USDT:5" should look like USDT=10000'));
     expect(() => parseSimOptions({ ...base, fillVolumeShare: '0' }, {})).toThrow(/--fill-volume-share must be a decimal share/);
     expect(() => parseSimOptions({ ...base, ocoCancelOn: 'fill' }, {})).toThrow(/--oco-cancel-on must be one of execution, trigger/);
+    expect(() => parseSimOptions({ ...base, ocoLegIds: 'same' }, {})).toThrow(new ConfigError('--oco-leg-ids: "same" is not one of echo, empty'));
+  });
+
+  test('OCO legs carry no client order id by default, as the venue documents; echo on request', () => {
+    expect(parseSimOptions(base, {}).ocoLegIds).toBe('empty');
+    expect(parseSimOptions({ ...base, ocoLegIds: 'echo' }, {}).ocoLegIds).toBe('echo');
   });
 });

@@ -81,23 +81,52 @@ test('a cancel that fails is said in the error (cancel by hand), the create answ
   expect(e.legs[0]).toMatchObject({ orderId: 4180284841, status: 'FILLED' });
 });
 
-test('OCO: both legs must echo; the OCO is canceled by its id', async () => {
+describe('OCO answers: the venue documents legs WITHOUT the client order id', () => {
   type Leg = Record<string, unknown>;
   const recorded = fixture('http_post_order_collateral_oco.json') as { id: number; stop_loss: Leg; take_profit: Leg };
-  const withIds = (sl: string, tp: string) => ({ ...recorded, stop_loss: { ...recorded.stop_loss, clientOrderId: sl }, take_profit: { ...recorded.take_profit, clientOrderId: tp } });
-  const ocoRequest = { market: 'BTC_USDT', side: 'buy', amount: '2.241379', price: '9928.79', activationPrice: '29928.79', stopLimitPrice: '19928.79', clientOrderId: 'tb-oco' } as const;
-  const ok = new ScriptedTransport({ '/api/v4/order/collateral/oco': [200, withIds('tb-oco', 'tb-oco')] });
-  await expect(client(ok).placeOco(ocoRequest)).resolves.toMatchObject({ id: recorded.id });
-
-  const t = new ScriptedTransport({
-    '/api/v4/order/collateral/oco': [200, withIds('tb-oco', '')],
-    '/api/v4/order/oco-cancel': [200, fixture('http_post_order_oco_cancel.json')],
+  // The documented example's legs differ in amount (example data); a real answer has the request's amount on both.
+  const answer = (sl: Leg = {}, tp: Leg = {}) => ({
+    ...recorded, stop_loss: { ...recorded.stop_loss, ...sl }, take_profit: { ...recorded.take_profit, amount: '2.241379', left: '2.241379', ...tp },
   });
-  const e = (await client(t).placeOco(ocoRequest).catch((x: unknown) => x)) as ClientOrderIdIgnoredError;
-  expect(e).toBeInstanceOf(ClientOrderIdIgnoredError);
-  expect(e.ocoId).toBe(recorded.id);
-  expect(e.context).toMatchObject({ ocoId: recorded.id, canceled: true });
-  expect(e.legs).toHaveLength(2);
-  expect(new URL(t.sent[1]!.url).pathname).toBe('/api/v4/order/oco-cancel');
-  expect(JSON.parse(t.sent[1]!.body!)).toMatchObject({ market: 'BTC_USDT', orderId: recorded.id });
+  const ocoRequest = { market: 'BTC_USDT', side: 'buy', amount: '2.241379', price: '9928.79', activationPrice: '29928.79', stopLimitPrice: '19928.79', clientOrderId: 'tb-oco' } as const;
+  const refused = async (created: unknown): Promise<{ error: ClientOrderIdIgnoredError; sent: TransportRequest[] }> => {
+    const t = new ScriptedTransport({
+      '/api/v4/order/collateral/oco': [200, created],
+      '/api/v4/order/oco-cancel': [200, fixture('http_post_order_oco_cancel.json')],
+    });
+    const error = (await client(t).placeOco(ocoRequest).catch((x: unknown) => x)) as ClientOrderIdIgnoredError;
+    return { error, sent: t.sent };
+  };
+
+  test('the documented answer ("clientOrderId": "" on both legs) is accepted; nothing else is sent', async () => {
+    const t = new ScriptedTransport({ '/api/v4/order/collateral/oco': [200, answer()] });
+    const oco = await client(t).placeOco(ocoRequest);
+    expect([oco.id, oco.stopLoss.clientOrderId, oco.takeProfit.clientOrderId]).toEqual([recorded.id, undefined, undefined]);
+    expect(t.sent).toHaveLength(1);
+  });
+
+  test('legs echoing the id sent are accepted too', async () => {
+    const t = new ScriptedTransport({ '/api/v4/order/collateral/oco': [200, answer({ clientOrderId: 'tb-oco' }, { clientOrderId: 'tb-oco' })] });
+    await expect(client(t).placeOco(ocoRequest)).resolves.toMatchObject({ id: recorded.id });
+  });
+
+  test('a leg carrying ANOTHER id: the OCO is canceled by its id and the error names the leg', async () => {
+    const { error, sent } = await refused(answer({}, { clientOrderId: 'someone-else' }));
+    expect(error).toBeInstanceOf(ClientOrderIdIgnoredError);
+    expect(error.message).toContain('the take-profit leg carries "someone-else" instead of "tb-oco"');
+    expect(error.ocoId).toBe(recorded.id);
+    expect(error.context).toMatchObject({ ocoId: recorded.id, canceled: true });
+    expect(error.legs).toHaveLength(2);
+    expect(new URL(sent[1]!.url).pathname).toBe('/api/v4/order/oco-cancel');
+    expect(JSON.parse(sent[1]!.body!)).toMatchObject({ market: 'BTC_USDT', orderId: recorded.id });
+  });
+
+  test('legs that do not describe the OCO sent (a price, the amount, the side): canceled, named', async () => {
+    expect((await refused(answer({ activation_price: '29928.8' }))).error.message)
+      .toContain('stop-loss activation price is 29928.8 in the answer, 29928.79 in the request');
+    expect((await refused(answer({}, { price: '9928' }))).error.message).toContain('take-profit price is 9928 in the answer, 9928.79 in the request');
+    expect((await refused(answer({ price: '19928.7' }))).error.message).toContain('stop-loss limit price is 19928.7');
+    expect((await refused(answer({}, { amount: '0.635709' }))).error.message).toContain("the take-profit leg's amount is 0.635709 in the answer, 2.241379 in the request");
+    expect((await refused(answer({ side: 'sell' }))).error.message).toContain('the stop-loss leg is a sell on BTC_USDT, not a buy on BTC_USDT');
+  });
 });
