@@ -19,7 +19,7 @@ import type { StampedIntent } from '../../../src/strategy/intent-validation';
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
-import { CandleFlow } from '../../../src/app/candle-flow';
+import { CandleFlow } from '../../../src/strategy/candle-flow';
 import { settleBeforeCandle } from '../../../src/app/candle-settlement';
 import { OrderFeedbackRecorder } from '../../../src/app/order-feedback-recorder';
 import { createLogger } from '../../../src/log/logger';
