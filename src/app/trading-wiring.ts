@@ -11,14 +11,14 @@ import { setTradingState, type Metrics } from '../metrics/registry';
 import { RiskEngine } from '../risk/risk-engine';
 import type { ExecutionEvents } from '../execution/events';
 import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
-import { MeteredOrderStore } from './metered-order-store';
+import { MeteredOrderStore } from '../store/metered-order-store';
 import { OpenOrderBook } from './open-order-book';
 import { OrderFeedbackRecorder } from './order-feedback-recorder';
 import { PnlTracker } from './pnl-tracker';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
-import { TradingStateControl } from './trading-state-control';
+import { TradingStateControl } from '../trading-state/trading-state-control';
 
 export interface TradingInput {
   readonly config: FrozenConfig;

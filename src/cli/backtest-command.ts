@@ -1,34 +1,11 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { BacktestInputError, TradebotError } from '../domain/errors';
-import { parseDataSpec, type DataSpec } from '../backtest/data/market-data';
+import { parseDataSpec } from '../backtest/data/market-data';
 import { fillModelOption, parseBalances, parseIntervalOption, parseJsonObject, parseRiskOption, parseTime } from '../backtest/options';
 import type { BacktestSpec } from '../backtest/run-backtest';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
-
-export interface BacktestCliOptions {
-  strategy: string;
-  data: string[];
-  from?: string;
-  to?: string;
-  params?: string;
-  balance: string[];
-  interval?: string;
-  out: string;
-  strategies: string;
-  risk?: string;
-  sweep?: string;
-  rankBy?: string;
-  workers?: string;
-  collateral?: string;
-  collateralBalance: string[];
-  fillVolumeShare?: string;
-  ocoCancelOn?: string;
-  allowStrategyErrors?: boolean;
-  walkForward?: string;
-  queue?: boolean;
-  chunkSize?: string;
-}
+import type { BacktestCliOptions, BacktestRequest } from './backtest-request';
 
 /**
  * `tradebot backtest`: one strategy over recorded candles through the same host, risk checks,
@@ -101,16 +78,6 @@ export function backtestSpecOf(opts: BacktestCliOptions): BacktestSpec {
 
 function fillText(opts: BacktestCliOptions): { volumeShare?: string; ocoCancelOn?: string } {
   return { ...(opts.fillVolumeShare === undefined ? {} : { volumeShare: opts.fillVolumeShare }), ...(opts.ocoCancelOn === undefined ? {} : { ocoCancelOn: opts.ocoCancelOn }) };
-}
-
-/** Every option checked before any data is read or worker started. */
-export interface BacktestRequest {
-  readonly spec: BacktestSpec;
-  readonly data: readonly DataSpec[];
-  readonly from: number | undefined;
-  readonly to: number | undefined;
-  readonly out: string;
-  readonly allowStrategyErrors: boolean;
 }
 
 export function backtestRequestOf(opts: BacktestCliOptions): BacktestRequest {

@@ -6,7 +6,7 @@ import { DEFAULT_CHUNK_SIZE, type SubmittedBatch } from '../backtest/queue/submi
 import { openSweepQueue, type SweepQueue } from '../backtest/queue/sweep-queue';
 import type { SweepSetup } from '../backtest/sweep/sweep-types';
 import { writeRenderedSweep } from '../backtest/sweep/write-sweep';
-import type { BacktestCliOptions, BacktestRequest } from './backtest-command';
+import type { BacktestCliOptions, BacktestRequest } from './backtest-request';
 import { reportFailedChunks, reportSweep } from './sweep-report';
 import { packageVersion } from './package-version';
 import { createSweepProgress } from './sweep-progress';

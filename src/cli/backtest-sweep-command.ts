@@ -6,9 +6,9 @@ import { expandGrid } from '../backtest/sweep/grid';
 import { checkRankMetric, rankResults, runSweep } from '../backtest/sweep/run-sweep';
 import type { SweepSetup } from '../backtest/sweep/sweep-types';
 import { writeSweep } from '../backtest/sweep/write-sweep';
-import { fillModelText } from '../simulator/engine/fill-model';
+import { fillModelText } from '../domain/fill-model';
 import { findUnknownParam } from '../strategy/param-keys';
-import type { BacktestCliOptions, BacktestRequest } from './backtest-command';
+import type { BacktestCliOptions, BacktestRequest } from './backtest-request';
 import { reportSweep } from './sweep-report';
 
 /**

@@ -5,7 +5,7 @@ import type { SweepSetup } from '../backtest/sweep/sweep-types';
 import { runWalkForward } from '../backtest/walk-forward/run-walk-forward';
 import { parseWalkForward } from '../backtest/walk-forward/windows';
 import { formatFolds, writeWalkForward } from '../backtest/walk-forward/write-walk-forward';
-import type { BacktestRequest } from './backtest-command';
+import type { BacktestRequest } from './backtest-request';
 
 /**
  * `--walk-forward '{"train":"14d","test":"7d"}' --sweep GRID`: folds on stdout, walk-forward.json and

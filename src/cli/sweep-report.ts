@@ -1,7 +1,7 @@
 import { formatSweepTable } from '../backtest/sweep/run-sweep';
 import type { FailedChunk } from '../backtest/queue/queue-jobs';
 import type { SweepRunResult } from '../backtest/sweep/sweep-types';
-import type { BacktestRequest } from './backtest-command';
+import type { BacktestRequest } from './backtest-request';
 
 /** The ranked table and the files written on stdout, failed runs on stderr; true when the command fails. */
 export function reportSweep(request: Pick<BacktestRequest, 'allowStrategyErrors'>, ranked: readonly SweepRunResult[], rankBy: string, files: { jsonPath: string; csvPath: string }): boolean {

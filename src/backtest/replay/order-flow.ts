@@ -8,7 +8,7 @@ import { prepareOrder } from '../../execution/prepare-order';
 import type { SimEngine } from '../../simulator/engine/sim-engine';
 import type { EngineEvent } from '../../simulator/engine/types';
 import type { StampedIntent } from '../../strategy/intent-validation';
-import type { BacktestFill } from '../report';
+import type { BacktestFill } from './backtest-fill';
 import type { AccountView } from './account-view';
 import type { OrderJournal } from './order-journal';
 import type { RealizedPnl } from './realized-pnl';

@@ -2,7 +2,7 @@ import type { Decimal } from '../../domain/decimal';
 import { compareDecimals } from '../../domain/decimal-compare';
 import type { MarketName } from '../../domain/market';
 import type { SimOco, SimOrder } from '../../simulator/engine/types';
-import type { OpenOrderView } from '../../strategy/open-order';
+import type { OpenOrderView } from '../../risk/open-order-view';
 
 /** One order (or OCO pair) the backtest placed, keyed by the client order id it was sent with. */
 interface Entry {

@@ -19,7 +19,7 @@ import type { StampedIntent } from '../../../src/strategy/intent-validation';
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-flow';
-import { CandleFlow } from '../../../src/app/candle-flow';
+import { CandleFlow } from '../../../src/strategy/candle-flow';
 import { settleBeforeCandle } from '../../../src/app/candle-settlement';
 import { OrderFeedbackRecorder } from '../../../src/app/order-feedback-recorder';
 import { createLogger } from '../../../src/log/logger';
@@ -151,9 +151,11 @@ export async function paperRun(o: {
 
   if (feedbackErrors.length > 0) throw new Error(`order feedback failed: ${String(feedbackErrors[0])}`);
   const fills: PaperFill[] = [];
+  // OCO legs' deals carry no client order id at the venue: the journal knows their order ids.
+  const idOf = new Map((await store.listAll(100_000)).flatMap((r) => (r.orderId === undefined ? [] : [[r.orderId, exchangeClientOrderId(r)] as const])));
   for (let offset = 0; ; offset += 100) {
     const page = await client.fetchExecutedDeals({ market, limit: 100, offset });
-    fills.push(...page.map((d) => ({ clientOrderId: d.clientOrderId ?? '', side: d.side, price: d.price, amount: d.amount, time: d.time })));
+    fills.push(...page.map((d) => ({ clientOrderId: d.clientOrderId ?? idOf.get(d.orderId) ?? '', side: d.side, price: d.price, amount: d.amount, time: d.time })));
     if (page.length < 100) break;
   }
   fills.sort((a, b) => a.time - b.time);

@@ -3,7 +3,7 @@ import { Decimal } from '../../../src/domain/decimal';
 import { OrderJournal } from '../../../src/backtest/replay/order-journal';
 import { SimEngine } from '../../../src/simulator/engine/sim-engine';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
-import type { OpenOrderView } from '../../../src/strategy/open-order';
+import type { OpenOrderView } from '../../../src/risk/open-order-view';
 
 const D = (v: string) => new Decimal(v);
 const M = 'BTC_USDT';

@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { createTask, type ScheduledTask, type TaskContext } from 'node-cron';
 import type { Interval } from '../domain/candle';
 import { ConfigError, NotReadyError } from '../domain/errors';
-import { candleCloseCronExpression, DEFAULT_POLL_DELAY_MS, nextPollAtMs } from '../market-data/candle-clock';
-import { WallMarketClock, type MarketClock } from '../market-data/market-clock';
+import { candleCloseCronExpression, DEFAULT_POLL_DELAY_MS, nextPollAtMs } from './candle-clock';
+import { WallMarketClock, type MarketClock } from './market-clock';
 
 /**
  * Named periodic jobs (kline polls aligned to candle closes, balance polls, reconciliation,

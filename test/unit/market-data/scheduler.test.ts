@@ -1,7 +1,7 @@
 import {
   createJobScheduler, CronJobScheduler, everyCronExpression, MarketClockJobScheduler, nextTickAtMs,
   type JobRunContext, type SchedulerLog,
-} from '../../../src/app/scheduler';
+} from '../../../src/market-data/scheduler';
 import { DrivenMarketClock, WallMarketClock } from '../../../src/market-data/market-clock';
 
 const T = Date.UTC(2021, 8, 29, 7, 0, 10); // 07:00:10 UTC

@@ -1,8 +1,8 @@
 import pino from 'pino';
-import { TradingStateControl } from '../../../src/app/trading-state-control';
+import { TradingStateControl } from '../../../src/trading-state/trading-state-control';
 import { ManualClock } from '../../../src/core/clock';
 import { RiskEngine } from '../../../src/risk/risk-engine';
-import { InMemoryTradingStateStore, parseTradingState } from '../../../src/risk/trading-state-store';
+import { InMemoryTradingStateStore, parseTradingState } from '../../../src/trading-state/trading-state-store';
 
 const log = pino({ level: 'silent' });
 const engine = (initial: 'active' | 'halted' | 'reducing' = 'active') => new RiskEngine({ limits: {}, clock: new ManualClock(0), initialState: initial });

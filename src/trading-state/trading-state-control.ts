@@ -1,7 +1,7 @@
 import type { Logger } from '../log/logger';
 import type { RiskEngine } from '../risk/risk-engine';
 import type { TradingState } from '../risk/trading-state';
-import type { TradingStateStore } from '../risk/trading-state-store';
+import type { TradingStateStore } from './trading-state-store';
 
 /**
  * Keeps the RiskEngine's trading state in line with the operator's: `tradebot pause|resume|

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { ConfigError } from '../domain/errors';
 import type { StoreKeys } from '../store/keys';
 import { withStore } from '../store/redis';
-import { TRADING_STATES, type TradingState } from './trading-state';
+import { TRADING_STATES, type TradingState } from '../risk/trading-state';
 
 /**
  * Where an operator's run-time trading state lives, so `tradebot pause|resume|reduce-only` (another

@@ -1,6 +1,6 @@
-import type { NonceSource } from '../../exchange/nonce-source';
-import { errorForLuaCode, LuaErrorCode } from '../scripts';
-import { checkedOffset, nonceSettings, type NonceSettings, type NonceSourceOptions } from '../redis-nonce-source';
+import type { NonceSource } from './nonce-source';
+import { errorForLuaCode, LuaErrorCode } from '../../store/scripts';
+import { checkedOffset, nonceSettings, type NonceSettings, type NonceSourceOptions } from './redis-nonce-source';
 
 /**
  * The one in-process nonce source (paper mode without Redis, CLI commands, tests, benchmarks), with
@@ -25,11 +25,8 @@ export class InMemoryNonceSource implements NonceSource {
     this.offsetMs = checkedOffset(offsetMs, this.settings.maxClockOffsetMs);
   }
 
-  /**
-   * A nonce at once, without a Promise (the request runner signs synchronously when it can), or
-   * undefined when the source must wait for the clock first (then use nextNonce).
-   */
-  nextNonceSync(apiKey: string): number | undefined {
+  /** The next nonce, or undefined when it would run more than maxLeadMs ahead (nextNonce waits then). */
+  private reserve(apiKey: string): number | undefined {
     const local = Math.trunc(this.settings.clock.nowMs());
     const now = local + this.offsetMs;
     let last = this.last.get(apiKey) ?? 0;
@@ -55,7 +52,7 @@ export class InMemoryNonceSource implements NonceSource {
     const { clock, maxLeadMs, maxWaitMs, sleep } = this.settings;
     let waited = 0;
     for (;;) {
-      const nonce = this.nextNonceSync(apiKey);
+      const nonce = this.reserve(apiKey);
       if (nonce !== undefined) return nonce;
       // Same check as the Lua script; no await between reading and writing `last`, so it is atomic here.
       const waitMs = (this.last.get(apiKey) ?? 0) + 1 - Math.trunc(clock.nowMs() + this.offsetMs) - maxLeadMs;

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock';
 import { syncClockOffset, type ClockSync } from '../exchange/clock-offset';
-import type { NonceSource } from '../exchange/nonce-source';
+import type { NonceSource } from '../exchange/nonce/nonce-source';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
 

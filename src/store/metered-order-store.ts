@@ -1,10 +1,10 @@
 import { StoreUnavailableError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 import type { OrderEventType } from '../domain/order-state';
-import type { Lease } from '../store/lease-store-port';
+import type { Lease } from './lease-store-port';
 import type {
   LiveCount, NewOrderRecord, OrderPatch, OrderRecord, OrderStore, RecordResult, TransitionOptions,
-} from '../store/order-store-port';
+} from './order-store-port';
 
 export interface StoreObserver {
   /** A status change was written (creation counts as pending -> submitted or null -> pending). */

@@ -1,6 +1,6 @@
 import { ManualClock } from '../../../src/core/clock';
 import { ConfigError, NotReadyError } from '../../../src/domain/errors';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 
 describe('InMemoryNonceSource (same rule as reserve-nonce.lua)', () => {
   test('max(now + offset, last + 1), throttled at maxLeadMs, per API key', async () => {

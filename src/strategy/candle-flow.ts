@@ -6,9 +6,9 @@ import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import type { Logger } from '../log/logger';
 import { CandlePoller, type CandlePollerEvent, type ClosedCandle, type PollSummary } from '../market-data/candle-poller';
-import type { StampedIntent } from '../strategy/intent-validation';
-import type { CandleHost } from '../strategy/guest/guest-host';
-import type { JobDefinition } from './scheduler';
+import type { StampedIntent } from './intent-validation';
+import type { CandleHost } from './guest/guest-host';
+import type { JobDefinition } from '../market-data/scheduler';
 
 /** Where tradable intents go (the executor, through its adapter). */
 export interface IntentSink {

@@ -1,7 +1,7 @@
 import { ManualClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { loadCsvRows, rowToCandle } from '../../../src/market-data/csv-candles';
-import { parseFillModel, type FillModel } from '../../../src/simulator/engine/fill-model';
+import { parseFillModel, type FillModel } from '../../../src/domain/fill-model';
 import { SimEngine } from '../../../src/simulator/engine/sim-engine';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 import { sharedDataFile } from '../../helpers/shared-data';

@@ -1,10 +1,10 @@
 import type Redis from 'ioredis';
-import { SystemClock, type Clock } from '../core/clock';
-import { ConfigError } from '../domain/errors';
-import { MAX_CLOCK_OFFSET_MS, type NonceSource } from '../exchange/nonce-source';
-import { DEFAULT_KEY_PREFIX, StoreKeys } from './keys';
-import { withStore } from './redis';
-import { errorForLuaCode, LuaErrorCode, replyCode, storeScripts, type StoreScripts } from './scripts';
+import { SystemClock, type Clock } from '../../core/clock';
+import { ConfigError } from '../../domain/errors';
+import { MAX_CLOCK_OFFSET_MS, type NonceSource } from './nonce-source';
+import { DEFAULT_KEY_PREFIX, StoreKeys } from '../../store/keys';
+import { withStore } from '../../store/redis';
+import { errorForLuaCode, LuaErrorCode, replyCode, storeScripts, type StoreScripts } from '../../store/scripts';
 
 export interface NonceSourceOptions {
   /** Reads the local clock; the nonce is this plus the measured offset (default SystemClock). */

@@ -2,22 +2,28 @@ import type { Clock } from '../core/clock';
 import { NotReadyError } from '../domain/errors';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
-import type { IntentSink } from './candle-flow';
-import type { Execution } from './execution-wiring';
-import type { OpenOrderBook } from './open-order-book';
+import type { OrderRecord } from '../store/order-store-port';
 import type { OrderFeedback } from '../strategy/order-feedback';
+import type { IntentSink } from '../strategy/candle-flow';
+import type { Executor } from './executor';
+
+/** What the sink needs of the open-order view: our own submissions at once, a full re-read now and then. */
+export interface OpenOrderNotes {
+  note(records: readonly OrderRecord[]): void;
+  refresh(): Promise<void>;
+}
 
 /**
  * Intents from the candle flow -> the executor, one at a time in the order the strategies emitted
  * them. A failure of one intent is counted and logged; it never stops the others.
  */
-export function executorSink(exec: Execution, book: OpenOrderBook, metrics: Metrics, wallClock: Clock, log: Logger, feedback?: OrderFeedback): IntentSink {
+export function executorSink(executor: Executor, book: OpenOrderNotes, metrics: Metrics, wallClock: Clock, log: Logger, feedback?: OrderFeedback): IntentSink {
   let lastRefreshMs = 0;
   return {
     submit: async (intents) => {
       for (const stamped of intents) {
         try {
-          const result = await exec.executor.submit(stamped);
+          const result = await executor.submit(stamped);
           if (result.outcome !== 'denied') {
             metrics.intents.inc({ strategy: stamped.strategy, result: 'accepted', rule: 'none' });
             book.note(result.records);

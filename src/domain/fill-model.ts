@@ -1,4 +1,4 @@
-import { Decimal } from '../../domain/decimal';
+import { Decimal } from './decimal';
 
 /**
  * The switches of the simulator's fill model (FILL-MODEL.md, docs/simulator.md). The defaults are what

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import { TradebotError } from '../domain/errors';
 import type { ExchangeClient } from '../exchange/exchange-client';
-import type { CheckResult } from '../metrics/server';
+import type { CheckResult } from './server';
 
 /**
  * Readiness of the exchange: it answers ping. The answer is cached for `ttlMs` (default 5 s) so

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { LimitId } from '../limiter/limits';
-import type { RateLimiter } from '../limiter/rate-limiter';
+import type { LimitId } from './limits';
+import type { RateLimiter } from './rate-limiter';
 
 /** The rate limiter with each wait observed (tradebot_limiter_wait_seconds). */
 export class MeteredLimiter implements RateLimiter {
