@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { startThrowawayRedis } from '../test/helpers/redis-server';
 import { connectRedis, createRedis } from '../src/store/redis';
-import { RedisNonceSource } from '../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../src/exchange/nonce/redis-nonce-source';
 import { StoreKeys } from '../src/store/keys';
 import { storeScripts } from '../src/store/scripts';
 import type { BenchRow } from './bench-types';

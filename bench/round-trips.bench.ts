@@ -5,7 +5,7 @@ import { StoreKeys } from '../src/store/keys';
 import { RedisLeaseStore } from '../src/store/lease-store';
 import { RedisOrderStore } from '../src/store/order-store';
 import { connectRedis, createRedis } from '../src/store/redis';
-import { RedisNonceSource } from '../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../src/exchange/nonce/redis-nonce-source';
 import { startThrowawayRedis } from '../test/helpers/redis-server';
 import type { BenchRow } from './bench-types';
 import { benchIntent, InstantExchange, readyExecution } from './executor.bench';

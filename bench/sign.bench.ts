@@ -2,15 +2,15 @@ import { createHmac } from 'node:crypto';
 import type { Clock } from '../src/core/clock';
 import { HttpExchangeClient } from '../src/exchange/http/client';
 import { buildSignedBody } from '../src/exchange/http/sign';
-import { checkWithSchema } from '../src/exchange/request-rules';
-import { InMemoryNonceSource } from '../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../src/limiter/in-memory-limiter';
 import type { BenchRow } from './bench-types';
 
 /**
  * Signed requests prepared per second, without network: what HttpExchangeClient does before it
- * sends a stop-limit order (checkRequest, nonce, JSON body, base64, HMAC-SHA512), against the floor
- * of the same run: the raw HMAC-SHA512 of the same-sized payload. Goal: within 1.3x of the floor.
+ * sends a stop-limit order (checkRequest, nonce, JSON body, base64, HMAC-SHA512), beside the raw
+ * HMAC-SHA512 of the same-sized payload. No goal: at a few µs per order it is far below what the
+ * exchange's budget (1,000 private requests per second) lets anyone send, so it is watched, not tuned.
  */
 const SECRET = 'b3f1c2d4e5a6978812345678abcdef0123456789abcdef0123456789abcdef01';
 // Canonical names, as the client passes them; the runner writes them in the (default venue) dialect.
@@ -71,16 +71,15 @@ export async function run(): Promise<BenchRow[]> {
   const hmac = () => createHmac('sha512', SECRET).update(payload).digest('hex');
   const { floor, op: prepared, ratio } = await compare(hmac, () => runner.prepare('stopLimit', runner.check('stopLimit', PARAMS)));
   const { op: checkOnly } = await compare(hmac, () => runner.check('stopLimit', PARAMS));
-  const { op: zodOnly } = await compare(hmac, () => checkWithSchema('stopLimit', PARAMS));
   let nonce = 1_700_000_000_000;
   const { op: bodyOnly } = await compare(hmac, () => buildSignedBody('/api/v4/order/stop_limit', nonce++, WIRE_PARAMS, true));
   return [
     { name: 'sign: raw HMAC-SHA512 of the payload (floor)', value: Math.round(floor), unit: 'ops/s' },
     { name: 'sign: prepared signed stop-limit request', value: Math.round(prepared), unit: 'ops/s', note: 'checkRequest + nonce + body + base64 + HMAC' },
-    { name: 'sign: checkRequest alone', value: Math.round(checkOnly), unit: 'ops/s', note: 'fast path' },
-    { name: 'sign: zod schema alone', value: Math.round(zodOnly), unit: 'ops/s', note: 'checkWithSchema: what the fast path replaces' },
+    { name: 'sign: prepared signed stop-limit request, cost', value: Number((1e6 / prepared).toFixed(1)), unit: 'µs' },
+    { name: 'sign: checkRequest alone', value: Math.round(checkOnly), unit: 'ops/s', note: 'the zod schema' },
     { name: 'sign: signed body alone', value: Math.round(bodyOnly), unit: 'ops/s', note: 'buildSignedBody, no base64/HMAC' },
-    { name: 'sign: prepared cost / floor cost', value: Number(ratio.toFixed(2)), unit: 'x', note: 'median of interleaved rounds; goal <= 1.3' },
+    { name: 'sign: prepared cost / floor cost', value: Number(ratio.toFixed(2)), unit: 'x', note: 'median of interleaved rounds' },
     { name: 'sign: best prepared / best floor', value: Number((floor / prepared).toFixed(2)), unit: 'x', note: 'ratio of the best rounds' },
   ];
 }

@@ -6,7 +6,7 @@ import { SystemClock } from '../src/core/clock';
 import { HttpExchangeClient } from '../src/exchange/http/client';
 import { signRequest } from '../src/exchange/http/sign';
 import { NOT_JSON, type Transport, type TransportRequest, type TransportResponse } from '../src/exchange/http/transport';
-import { InMemoryNonceSource } from '../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../src/limiter/in-memory-limiter';
 import { LIMITS, LIMIT_IDS, type LimitTable } from '../src/limiter/limits';
 import { startSimulatedExchange, type SimAccountOptions } from '../src/simulator/start-simulated-exchange';

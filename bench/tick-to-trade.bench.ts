@@ -1,6 +1,6 @@
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
-import { CandleFlow } from '../src/app/candle-flow';
+import { CandleFlow } from '../src/strategy/candle-flow';
 import { OpenOrderBook } from '../src/execution/open-order-book';
 import { RiskGate } from '../src/execution/risk-gate';
 import { riskLimitsFromConfig } from '../src/config/risk-limits';

@@ -6,25 +6,25 @@ import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
 import { ConfigError, NotReadyError } from '../domain/errors';
 import type { ClockSync } from '../exchange/clock-offset';
-import { measureExchangeClock, repairPoisonedNonce } from './clock-guard';
+import { measureExchangeClock, repairPoisonedNonce } from '../execution/clock-guard';
 import { componentLogger, type Logger } from '../log/logger';
 import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
 import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
 import { StoreKeys } from '../store/keys';
 import { checkRedisHealth } from '../store/redis';
 import { RemoteSimClock } from '../simulator/remote-sim-clock';
-import type { CandleFlow } from './candle-flow';
+import type { CandleFlow } from '../strategy/candle-flow';
 import { createExchangeClient } from './exchange-wiring';
-import { ExchangeProbe } from './exchange-probe';
+import { ExchangeProbe } from '../metrics/exchange-probe';
 import type { Execution } from './execution-wiring';
-import { executorSink } from './intent-sink';
+import { executorSink } from '../execution/intent-sink';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
-import type { JobScheduler } from './scheduler';
+import type { JobScheduler } from '../market-data/scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
 import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
-import type { TradingStateControl } from './trading-state-control';
+import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
 
 export interface AppInput {
@@ -205,7 +205,7 @@ export class TradebotApp {
     // 9. strategies on the candle flow, warm-up
     const runtime = wireStrategyRuntime({
       config: c, strategies: loaded.strategies, strategyDir: loaded.dir, exchange, trading, marketClock: this.marketClock, metrics: m, log,
-      sink: executorSink(exec, book, m, this.wallClock, execLog, trading.feedback.feedback),
+      sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback),
     });
     flow = runtime.flow;
     const guests = runtime.host;

@@ -2,13 +2,13 @@ import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { HttpExchangeClient, type ClientRequestEvent } from '../exchange/http/client';
 import type { EndpointId } from '../exchange/http/endpoints';
-import type { NonceSource } from '../exchange/nonce-source';
+import type { NonceSource } from '../exchange/nonce/nonce-source';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import type { Logger } from '../log/logger';
 import type { ExchangeOutcome } from '../metrics/definitions';
 import { recordExchangeRequest } from '../metrics/exchange-outcome';
 import type { Metrics } from '../metrics/registry';
-import { MeteredLimiter } from './metered-limiter';
+import { MeteredLimiter } from '../limiter/metered-limiter';
 
 /**
  * Maps the error code of a failed attempt to the metric's outcome label: the fallback for an event

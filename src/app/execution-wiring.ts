@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
-import { isDeadLocalOwner } from './dead-owner';
+import { isDeadLocalOwner } from '../execution/dead-owner';
 import { buildExecution as buildExecutionCore, type Execution as BuiltExecution } from '../execution/build-execution';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
 import { LeaseKeeper } from '../execution/lease-keeper';

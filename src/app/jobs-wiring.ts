@@ -9,8 +9,8 @@ import type { RateLimiter } from '../limiter/rate-limiter';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
 import { checkRedisHealth } from '../store/redis';
-import type { CandleFlow } from './candle-flow';
-import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from './scheduler';
+import type { CandleFlow } from '../strategy/candle-flow';
+import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from '../market-data/scheduler';
 import type { Trading } from './trading-wiring';
 
 export interface JobsInput {

@@ -89,7 +89,6 @@ async function superviseApp(app: TradebotApp, config: FrozenConfig, logger: Logg
     if (control === undefined) return void logger.warn({ signal }, 'trading state signal ignored: not started yet');
     void control.set(state, `signal ${signal}`);
   };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const handlers: [string, (...args: any[]) => void][] = [
     ['SIGTERM', () => void shutdown('SIGTERM')],
     ['SIGINT', () => void shutdown('SIGINT')],

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
-import { parseFillModel, type FillModel, type FillModelText } from '../simulator/engine/fill-model';
+import { parseFillModel, type FillModel, type FillModelText } from '../domain/fill-model';
 import { startSimulatedExchange, type SimulatedExchange } from '../simulator/start-simulated-exchange';
 
 /**

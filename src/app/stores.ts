@@ -1,20 +1,20 @@
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
-import type { NonceSource } from '../exchange/nonce-source';
+import type { NonceSource } from '../exchange/nonce/nonce-source';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { LIMITS, type LimitTable } from '../limiter/limits';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import { RedisTokenBucket } from '../limiter/redis-token-bucket';
-import { InMemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from '../risk/trading-state-store';
-import { StoreKeys } from '../store/keys';
+import { InMemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from '../trading-state/trading-state-store';
+import type { StoreKeys } from '../store/keys';
 import type { LeaseStore } from '../store/lease-store-port';
 import { RedisLeaseStore } from '../store/lease-store';
 import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
-import { InMemoryNonceSource } from '../store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
 import type { OrderStore } from '../store/order-store-port';
 import { RedisOrderStore } from '../store/order-store';
-import { RedisNonceSource } from '../store/redis-nonce-source';
+import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 
 /** Every piece of state the daemon keeps outside the exchange: one adapter set, Redis or in-process. */
 export interface StateAdapters {

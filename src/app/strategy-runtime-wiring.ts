@@ -5,7 +5,7 @@ import { componentLogger, type Logger } from '../log/logger';
 import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
 import { GuestHost, type GuestStrategy } from '../strategy/guest/guest-host';
 import { strategyConfigs } from './strategy-wiring';
-import { CandleFlow, type IntentSink } from './candle-flow';
+import { CandleFlow, type IntentSink } from '../strategy/candle-flow';
 import { settleBeforeCandle } from '../execution/candle-settlement';
 import type { Trading } from './trading-wiring';
 

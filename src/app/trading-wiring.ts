@@ -12,13 +12,13 @@ import { Portfolio } from '../portfolio/portfolio';
 import { RiskEngine } from '../risk/risk-engine';
 import type { ExecutionEvents } from '../execution/events';
 import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
-import { MeteredOrderStore } from './metered-order-store';
+import { MeteredOrderStore } from '../store/metered-order-store';
 import { OpenOrderBook } from '../execution/open-order-book';
 import { OrderFeedbackRecorder } from '../execution/order-feedback-recorder';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
-import { TradingStateControl } from './trading-state-control';
+import { TradingStateControl } from '../trading-state/trading-state-control';
 
 export interface TradingInput {
   readonly config: FrozenConfig;

@@ -3,7 +3,7 @@ import { Decimal, parseDecimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
 import type { RiskSection } from '../config/risk-limits';
 import { riskSection } from '../config/schema';
-import { parseFillModel, type FillModel, type FillModelText } from '../simulator/engine/fill-model';
+import { parseFillModel, type FillModel, type FillModelText } from '../domain/fill-model';
 
 /**
  * Parsing of the backtest / download command-line values. Each throws BacktestInputError naming the

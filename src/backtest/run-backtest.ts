@@ -9,7 +9,7 @@ import { simMarketInfo } from '../simulator/sim-markets';
 import { prepareStrategy, type LoadedStrategy } from '../strategy/prepare-strategy';
 import { findStrategy, type FoundStrategy } from '../strategy/strategy-loader';
 import { inferInterval, loadMarketData, sliceByTime, type DataSpec, type MarketCandles } from './data/market-data';
-import type { FillModel } from '../simulator/engine/fill-model';
+import type { FillModel } from '../domain/fill-model';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
 import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket, type RunContext } from './report';

@@ -3,7 +3,7 @@ import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import type { MarketInfo } from '../domain/market';
 import type { RiskSection } from '../config/risk-limits';
-import { DEFAULT_FILL_MODEL, fillModelText, type FillModel } from '../simulator/engine/fill-model';
+import { DEFAULT_FILL_MODEL, fillModelText, type FillModel } from '../domain/fill-model';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import type { FoundStrategy } from '../strategy/strategy-loader';
 import type { RunDataFile, RunSettings } from './report';

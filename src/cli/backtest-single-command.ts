@@ -3,7 +3,7 @@ import { writeReport } from '../backtest/report';
 import { openRunLog } from '../backtest/run-log';
 import { loadBacktestData, runBacktest, runFailed } from '../backtest/run-backtest';
 import { formatSummary } from '../backtest/summary';
-import type { BacktestRequest } from './backtest-command';
+import type { BacktestRequest } from './backtest-request';
 
 /**
  * One backtest: report.json, report.html and backtest.log (what the strategy wrote with ctx.log,

@@ -4,7 +4,7 @@ import { MARKET_NAME } from '../domain/market';
 import { TradebotError } from '../domain/errors';
 import { BacktestInputError } from '../domain/errors';
 import { HttpExchangeClient } from '../exchange/http/client';
-import { InMemoryNonceSource } from '../store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { downloadCandles, type DownloadSummary } from '../backtest/download/download-candles';
 import { createProgress } from '../backtest/download/progress';

@@ -1,9 +1,9 @@
 import { SystemClock } from '../core/clock';
-import { InMemoryNonceSource } from '../store/memory/in-memory-nonce-source';
-import type { NonceSource } from '../exchange/nonce-source';
+import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
+import type { NonceSource } from '../exchange/nonce/nonce-source';
 import { DEFAULT_KEY_PREFIX } from '../store/keys';
 import { connectRedis, createRedis } from '../store/redis';
-import { RedisNonceSource } from '../store/redis-nonce-source';
+import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 
 export interface CliNonceSource {
   readonly source: NonceSource;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
-import { parseFillModel } from '../simulator/engine/fill-model';
+import { parseFillModel } from '../domain/fill-model';
 import { OCO_LEG_IDS, type OcoLegIds } from '../simulator/engine/sim-engine';
 import { DEFAULT_DIALECT, DIALECT_NAMES, type DialectName } from '../exchange/wire/dialect';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';

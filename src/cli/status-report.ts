@@ -1,6 +1,6 @@
 import type { FrozenConfig } from '../config/load';
 import { openAccountStore } from '../app/account-store';
-import { RedisTradingStateStore, type TradingStateRecord } from '../risk/trading-state-store';
+import { RedisTradingStateStore, type TradingStateRecord } from '../trading-state/trading-state-store';
 import { StoreKeys } from '../store/keys';
 import { RedisLeaseStore } from '../store/lease-store';
 import { RedisOrderStore } from '../store/order-store';

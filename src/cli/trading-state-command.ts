@@ -3,7 +3,7 @@ import { openAccountStore } from '../app/account-store';
 import { loadConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import type { TradingState } from '../risk/trading-state';
-import { RedisTradingStateStore } from '../risk/trading-state-store';
+import { RedisTradingStateStore } from '../trading-state/trading-state-store';
 import { formatError } from './api-command';
 import { defaultConfigFile } from './run-command';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
-import { OCO_CANCEL_ON, parseFillModel } from '../simulator/engine/fill-model';
+import { OCO_CANCEL_ON, parseFillModel } from '../domain/fill-model';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { RISK_DEFAULTS, STRATEGY_DEFAULTS } from './defaults';

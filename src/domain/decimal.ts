@@ -1,5 +1,5 @@
 import DecimalJs from 'decimal.js';
-import { InvalidDecimalError } from './errors';
+import { InvalidDecimalError } from './tradebot-error';
 
 /**
  * Money is decimal, never a JavaScript float. One Decimal constructor configured for the whole

@@ -1,4 +1,5 @@
 import type { OrderReport } from './order';
+import { TradebotError, type ErrorContext } from './tradebot-error';
 
 /**
  * The error tree. Every error tradebot throws extends TradebotError and carries a stable `code`
@@ -9,21 +10,7 @@ import type { OrderReport } from './order';
  * - ExchangeUnavailableError and its subclasses: the outcome is unknown or the call may be retried.
  *   After an order was sent this never means "rejected": the order may exist.
  */
-export type ErrorContext = Readonly<Record<string, unknown>>;
-
-export abstract class TradebotError extends Error {
-  abstract readonly code: string;
-  readonly context: ErrorContext;
-
-  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.context = context;
-  }
-
-  toJSON(): Record<string, unknown> {
-    return { name: this.name, code: this.code, message: this.message, context: this.context };
-  }
-}
+export { InvalidDecimalError, TradebotError, type ErrorContext } from './tradebot-error';
 
 /** A config file or environment variable is invalid; `context.path` names the key. */
 export class ConfigError extends TradebotError {
@@ -42,12 +29,6 @@ export class RequestValidationError extends TradebotError {
   ) {
     super(message, { ...context, fieldErrors });
   }
-}
-
-/** A decimal value (price, amount) could not be parsed or is out of range. */
-export class InvalidDecimalError extends TradebotError {
-  override readonly name = 'InvalidDecimalError';
-  readonly code = 'TB_ERR_INVALID_DECIMAL';
 }
 
 // ---- the exchange said no -------------------------------------------------------------------
@@ -207,4 +188,13 @@ export class NotReadyError extends TradebotError {
 export class BacktestInputError extends TradebotError {
   override readonly name = 'BacktestInputError';
   readonly code = 'TB_ERR_BACKTEST_INPUT';
+}
+/**
+ * A distributed sweep cannot go on: the queue Redis is not configured or not reachable, a sweep ID is
+ * unknown, or a worker refused a chunk (data or strategy whose content hash differs, another
+ * tradebot version). `context` names the sweep, chunk or field; never the queue URL's password.
+ */
+export class SweepQueueError extends TradebotError {
+  override readonly name = 'SweepQueueError';
+  readonly code = 'TB_ERR_SWEEP_QUEUE';
 }

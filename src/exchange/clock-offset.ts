@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock';
-import { MAX_CLOCK_OFFSET_MS, type NonceSource } from './nonce-source';
+import { MAX_CLOCK_OFFSET_MS, type NonceSource } from './nonce/nonce-source';
 
 export interface ClockOffsetSample {
   /** Server clock minus local clock, ms. */

@@ -1,20 +1,16 @@
 import { z } from 'zod';
-import { WIRE_ENDPOINTS, type WireEndpointId } from './http/endpoints';
+import type { WireEndpointId } from './http/endpoints';
 import {
   BALANCE_ACCOUNT, BBO_ROLE, BOOLEAN, CLIENT_ORDER_ID, HISTORY_STATUS, INTERVAL, KILL_SWITCH_TIMEOUT, KILL_SWITCH_TYPE_LIST, MARKET,
   NAME_255, POSITION_SIDE, POSITIVE_DECIMAL, POSITIVE_ID, SIDE, STP, TICKER, TRANSFER_METHOD, UNIX_SECONDS, intRange, type FieldRule,
 } from './http/request-fields';
-import { compileFastPath, type FastPath } from './request-rules-fast';
 
 /**
  * The API's request rules: ONE table, one entry per endpoint, in canonical field names (the
  * domain's camelCase: `clientOrderId`, `orderId`, `activationPrice`, ...). A wire dialect
  * (src/exchange/wire/) says how each canonical field is spelled on the wire; the rules never do.
  *
- * From the table come both checkers:
- * - the zod schema of each endpoint (checkWithSchema): the reference, with the exchange's messages;
- * - the hot path (request-rules-fast.ts), compiled from the same entries: it accepts what the schema
- *   accepts, with the same value, or hands the request to the schema.
+ * From the table comes one zod schema per endpoint (checkRequest), with the exchange's messages.
  * The client checks every request before it touches the network; the simulated exchange checks every
  * incoming body (after turning its wire names into canonical ones) to answer code 30 `Validation
  * failed` with the same field messages.
@@ -27,7 +23,7 @@ export interface FieldSpec {
   readonly required: boolean;
 }
 
-/** A rule across fields: the zod refinement and its hot-path twin, both from one description. */
+/** A rule across fields, turned into a zod refinement. */
 export type CrossRule =
   | { readonly kind: 'exactlyOne'; readonly fields: readonly [string, string]; readonly missing: string; readonly both: string }
   | { readonly kind: 'notAfter'; readonly first: string; readonly second: string; readonly message: string }
@@ -163,7 +159,7 @@ const SCHEMAS = Object.fromEntries(
  * normalised parameters (amounts and prices as plain decimal strings, integers as numbers) in the
  * table's field order, which fixes the signed body's bytes.
  */
-export function checkWithSchema(endpoint: WireEndpointId, params: unknown): CheckResult {
+export function checkRequest(endpoint: WireEndpointId, params: unknown): CheckResult {
   if (params === undefined || params === null) params = {};
   if (typeof params !== 'object' || Array.isArray(params)) {
     return { ok: false, fieldErrors: { request: ['The request parameters should be an object.'] } };
@@ -188,20 +184,4 @@ export function checkWithSchema(endpoint: WireEndpointId, params: unknown): Chec
     (fieldErrors[typeof head === 'string' ? head : 'request'] ??= []).push(issue.message);
   }
   return { ok: false, fieldErrors };
-}
-
-/** Each endpoint's hot path in canonical names (the simulated exchange checks canonical bodies). */
-const CANONICAL_FAST: Readonly<Partial<Record<WireEndpointId, FastPath>>> = Object.fromEntries(
-  (Object.keys(WIRE_ENDPOINTS) as WireEndpointId[]).flatMap((endpoint) => {
-    const entry = REQUEST_RULES[endpoint];
-    const identity = Object.fromEntries(Object.keys(entry.fields).map((f) => [f, f]));
-    const fast = compileFastPath(entry, identity);
-    return fast === undefined ? [] : [[endpoint, fast]];
-  }),
-);
-
-/** checkWithSchema, preceded by the hot path compiled from the same table entry. */
-export function checkRequest(endpoint: WireEndpointId, params: unknown): CheckResult {
-  const fast = CANONICAL_FAST[endpoint]?.(params);
-  return fast !== undefined ? { ok: true, value: fast } : checkWithSchema(endpoint, params);
 }

@@ -6,7 +6,7 @@ import type { Lease } from '../store/lease-store-port';
 import type { OrderRecord, OrderStore, RecordResult } from '../store/order-store-port';
 import type { StampedIntent } from '../strategy/intent-validation';
 import { safeEmit, type ExecutionEvents } from './events';
-import { InFlight } from './in-flight';
+import type { InFlight } from './in-flight';
 import type { LeaseProvider } from './lease-keeper';
 import { OrderCanceler, type CancelExchange } from './order-canceler';
 import { OrderSender, type SendExchange } from './order-sender';

@@ -3,7 +3,7 @@ import type { MarketName } from '../domain/market';
 import { LIVE_STATUSES } from '../domain/order-state';
 import { exchangeClientOrderId, siblingLegId } from './oco-ids';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
-import type { OpenOrderView } from '../strategy/open-order';
+import type { OpenOrderView } from '../risk/open-order-view';
 
 /**
  * The daemon's view of its own resting orders, read from the journal (listLive) and kept in memory

@@ -2,7 +2,7 @@ import type { Decimal } from '../domain/decimal';
 import type { Balances, MarketInfo, MarketName } from '../domain/market';
 import type { PreTradeRisk, RiskVerdict } from './risk-port';
 import type { RiskEngine } from '../risk/risk-engine';
-import type { OpenOrderView } from '../strategy/open-order';
+import type { OpenOrderView } from '../risk/open-order-view';
 import type { StampedIntent } from '../strategy/intent-validation';
 
 /** What the gate reads about the account when an intent is checked. */

@@ -2,7 +2,7 @@ import { Decimal } from '../domain/decimal';
 import { compareDecimals, productOf } from '../domain/decimal-compare';
 import type { OcoIntent, StopLimitIntent } from '../domain/intent';
 import type { Balances, MarketInfo } from '../domain/market';
-import type { OpenOrderView } from '../strategy/open-order';
+import type { OpenOrderView } from './open-order-view';
 import type { MarketRiskLimits } from './risk-limits';
 
 /** Names of the pre-trade rules; a denial carries one (the executor's OrderDenied event too). */

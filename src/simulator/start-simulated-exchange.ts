@@ -5,7 +5,7 @@ import { DIALECTS } from '../exchange/wire/dialects';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { LIMITS, type LimitTable } from '../limiter/limits';
 import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
-import type { FillModel } from './engine/fill-model';
+import type { FillModel } from '../domain/fill-model';
 import { SimEngine, type CollateralMode, type OcoLegIds } from './engine/sim-engine';
 import type { AccountFunding, EngineEvent } from './engine/types';
 import { MINUTE, RandomWalkSource, RowsCandleSource, type CandleSource } from './market/candle-source';

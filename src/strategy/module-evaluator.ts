@@ -102,7 +102,7 @@ export class ModuleEvaluator {
     } catch (err) {
       // sucrase reports "Unexpected token (3:15)"; the file and line are what an author needs.
       const loc = (err as { loc?: { line: number; column: number } }).loc;
-      throw new SyntaxError(`${loc ? `line ${loc.line}:${loc.column + 1}: ` : ''}${(err as Error).message.replace(/ \(\d+:\d+\)$/, '')}`);
+      throw new SyntaxError(`${loc ? `line ${loc.line}:${loc.column + 1}: ` : ''}${(err as Error).message.replace(/ \(\d+:\d+\)$/, '')}`, { cause: err });
     }
   }
 

@@ -8,7 +8,7 @@ import { STRATEGY_DEFAULTS } from '../config/defaults';
 import { CandleRing } from './candle-series';
 import { indicators } from './indicators';
 import { validateIntents, type StampedIntent } from './intent-validation';
-import type { OpenOrderView } from './open-order';
+import type { OpenOrderView } from '../risk/open-order-view';
 import type { OrderEvent, PositionView } from './order-feedback';
 import type { LoadedStrategy } from './prepare-strategy';
 import type { StrategyContext, StrategyLogger } from './strategy';

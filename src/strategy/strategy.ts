@@ -4,7 +4,7 @@ import type { Candle, Interval } from '../domain/candle';
 import type { Intent } from '../domain/intent';
 import type { CandleSeries } from './candle-series';
 import type { Indicators } from './indicators';
-import type { OpenOrderView } from './open-order';
+import type { OpenOrderView } from '../risk/open-order-view';
 import type { OrderEvent, PositionView } from './order-feedback';
 
 /**
@@ -31,7 +31,7 @@ export type { Candle, Interval } from '../domain/candle';
 export type { MarketInfo, Balances, MarketName } from '../domain/market';
 export type { CandleSeries } from './candle-series';
 export type { Indicators } from './indicators';
-export type { OpenOrderView } from './open-order';
+export type { OpenOrderView } from '../risk/open-order-view';
 export type { OrderEvent, OcoLeg, PositionView } from './order-feedback';
 
 /** The logger handed to strategies: the method subset of pino's Logger (a pino child logger fits). */

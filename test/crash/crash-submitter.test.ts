@@ -122,7 +122,6 @@ test(`a burst of ${BURST} intents, the submitting process SIGKILLed ${KILLS} tim
   expect(records.filter((r) => r.history.some((h) => h.event === 'fill_partially')).length).toBeGreaterThan(0);
   expect(proxy.counts.status429).toBe(0);
   expect(proxy.counts.total).toBeGreaterThan(BURST);
-  // eslint-disable-next-line no-console
   console.log(`crash test: kill points (target batch / intents answered) ${log.join(' ')}; placed ${cmp.placed}; journal ${records.length}; http answers ${proxy.counts.total}; rejected ${records.filter((r) => r.status === 'rejected').length}; deals ${deals.length} over ${filledOrders} orders`);
 });
 

@@ -1,7 +1,7 @@
 import type { Candle, Interval } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
 import type { MarketName } from '../../domain/market';
-import type { OrderSide } from '../../domain/order';
+import type { BacktestFill } from '../replay/backtest-fill';
 import type { OrderOutcomes } from '../replay/order-outcomes';
 import type { StrategyHealth } from '../replay/strategy-health';
 
@@ -12,24 +12,7 @@ import type { StrategyHealth } from '../replay/strategy-health';
  * Money is Decimal throughout; only ratios (Sharpe, win rate, percentages) are JS numbers.
  */
 
-/** One simulated execution. Markets are `<BASE>_<QUOTE>`; the fee is always charged in the quote currency. */
-export interface BacktestFill {
-  /** Unix seconds (may be fractional). */
-  readonly time: number;
-  readonly market: MarketName;
-  readonly side: OrderSide;
-  /** Base amount, > 0. */
-  readonly amount: Decimal;
-  readonly price: Decimal;
-  /** Fee in the quote currency, >= 0. */
-  readonly fee: Decimal;
-  readonly clientOrderId: string;
-  readonly role: 'maker' | 'taker';
-  /** Which order filled: a stop-limit, or the take-profit / stop-loss leg of an OCO (the trades' entry and exit reasons). */
-  readonly orderKind?: FillOrderKind | undefined;
-}
-
-export type FillOrderKind = 'stop_limit' | 'oco_take_profit' | 'oco_stop_loss';
+export type { BacktestFill, FillOrderKind } from '../replay/backtest-fill';
 
 /** Candles per market, each list sorted by open time. Gaps are allowed (real data has them). */
 export type CandlesByMarket = Readonly<Record<MarketName, readonly Candle[]>>;

@@ -9,7 +9,7 @@ import type {
   ActiveOrdersQuery, CodesPage, CollateralAssetBalance, ExchangeClient, FetchCandlesRequest, HistoryQuery, MiningAccountsPage,
   OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
 } from '../exchange-client';
-import type { NonceSource } from '../nonce-source';
+import type { NonceSource } from '../nonce/nonce-source';
 import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
 import { DIALECTS } from '../wire/dialects';
 import { ClientIdEchoGuard } from './echo-guard';

@@ -5,23 +5,13 @@ import { Decimal } from '../../domain/decimal';
 import { MARKET_NAME } from '../../domain/market';
 
 /**
- * The rule of each kind of request field, used by the endpoint table of request-rules.ts. A rule has
- * two forms that must agree:
- * - `schema(field)`: the zod schema, the reference. It normalises the value and names every problem
- *   with the exchange's own message (`Side field should contain only 'buy' or 'sell' values.`), so an
- *   operator sees the same text whether our client refused a request locally or the (simulated)
- *   exchange did.
- * - `fast(value)`: the hot path, run before every signed request. It returns the value the schema
- *   would return, or NO when it cannot decide quickly (a number amount, a numeric-string id, any
- *   error); the schema then decides. Rules without it send their endpoints through zod.
- * test/unit/exchange/request-rules-fast.test.ts holds both forms to the same output.
+ * The rule of each kind of request field, used by the endpoint table of request-rules.ts: a zod
+ * schema that normalises the value and names every problem with the exchange's own message
+ * (`Side field should contain only 'buy' or 'sell' values.`), so an operator sees the same text
+ * whether our client refused a request locally or the (simulated) exchange did.
  */
-export const NO: unique symbol = Symbol('undecided');
-export type Fast = (value: unknown) => unknown;
-
 export interface FieldRule {
   readonly schema: (field: string) => z.ZodType;
-  readonly fast?: Fast;
 }
 
 /** "activationPrice" / "activation_price" -> "Activation price", the way the exchange names fields in its messages. */
@@ -51,8 +41,6 @@ export function intRange(min: number, max: number): FieldRule {
           .max(max, { error: `The ${name} may not be greater than ${max}.` }),
       );
     },
-    // Numbers only: numeric strings go through the schema's preprocess.
-    fast: (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max ? v : NO),
   };
 }
 
@@ -69,7 +57,6 @@ export const POSITIVE_ID: FieldRule = {
       .positive({ error: `${label(field)} field should be an integer.` })
       .max(Number.MAX_SAFE_INTEGER, { error: `${label(field)} field should be an integer.` }),
   ),
-  fast: (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? v : NO),
 };
 
 export const MARKET: FieldRule = {
@@ -77,15 +64,12 @@ export const MARKET: FieldRule = {
     .string({ error: (i) => (i.input === undefined ? required(field) : `${label(field)} field should be a string.`) })
     .min(1, { error: `${label(field)} field should not be empty string.`, abort: true })
     .regex(MARKET_NAME, { error: `${label(field)} field format is invalid.` }),
-  fast: (v) => (typeof v === 'string' && MARKET_NAME.test(v) ? v : NO),
 };
 
 /** A closed set of strings; `message` is the exchange's wording. */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T, message: (field: string) => string): FieldRule {
-  const set: ReadonlySet<unknown> = new Set(values);
   return {
     schema: (field) => z.enum(values, { error: (i) => (i.input === undefined ? required(field) : message(field)) }),
-    fast: (v) => (set.has(v) ? v : NO),
   };
 }
 
@@ -119,12 +103,10 @@ export const CLIENT_ORDER_ID: FieldRule = {
     .max(CLIENT_ORDER_ID_MAX_LENGTH, { error: `${label(field)} may not be greater than ${CLIENT_ORDER_ID_MAX_LENGTH} characters.`, abort: true })
     // Charset only; the length rule above already ran (CLIENT_ORDER_ID_PATTERN is the combined rule).
     .regex(CLIENT_ORDER_ID_CHARS, { error: `${label(field)} field should contain only letters, digits, dashes, dots and underscores.` }),
-  fast: (v) => (typeof v === 'string' && v.length <= CLIENT_ORDER_ID_MAX_LENGTH && CLIENT_ORDER_ID_CHARS.test(v) ? v : NO),
 };
 
 export const BOOLEAN: FieldRule = {
   schema: (field) => z.boolean({ error: `${label(field)} field should be a boolean.` }),
-  fast: (v) => (typeof v === 'boolean' ? v : NO),
 };
 
 const TICKER_FORMAT = /^[A-Z0-9]{1,20}$/;
@@ -132,19 +114,16 @@ export const TICKER: FieldRule = {
   schema: (field) => z
     .string({ error: `${label(field)} field should be a string.` })
     .regex(TICKER_FORMAT, { error: `${label(field)} field format is invalid.` }),
-  fast: (v) => (typeof v === 'string' && TICKER_FORMAT.test(v) ? v : NO),
 };
 
 export const NAME_255: FieldRule = {
   schema: (field) => z
     .string({ error: `${label(field)} field should be a string.` })
     .max(255, { error: `The ${label(field).toLowerCase()} may not be greater than 255 characters.` }),
-  fast: (v) => (typeof v === 'string' && v.length <= 255 ? v : NO),
 };
 
 export const BBO_ROLE: FieldRule = {
   schema: (field) => z.preprocess(toInt, z.union([z.literal(1), z.literal(2)], { error: `${label(field)} field should be 1 or 2.` })),
-  fast: (v) => (v === 1 || v === 2 ? v : NO),
 };
 
 const PLAIN_DECIMAL = /^(?:\d+\.?\d*|\.\d+)$/;
@@ -180,12 +159,6 @@ export const POSITIVE_DECIMAL: FieldRule = {
       }
       return d.toString();
     });
-  },
-  // The schema's first branch: a plain positive decimal string is already canonical (trimmed).
-  fast: (v) => {
-    if (typeof v !== 'string') return NO;
-    const t = v.trim();
-    return PLAIN_DECIMAL.test(t) && NON_ZERO_DIGIT.test(t) ? t : NO;
   },
 };
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock';
 import { ConfigError, RequestValidationError, TradebotError } from '../../domain/errors';
 import type { RateLimiter } from '../../limiter/rate-limiter';
-import type { NonceSource } from '../nonce-source';
+import type { NonceSource } from '../nonce/nonce-source';
 import type { Dialect } from '../wire/dialect';
 import { requestCodec, type RequestCodec } from '../wire/request-codec';
 import { ENDPOINTS, type EndpointId } from './endpoints';
@@ -49,15 +49,6 @@ export interface RunnerOptions {
    * hook's business: the retry goes ahead on whatever offset it left.
    */
   readonly resyncClock: (() => Promise<void>) | undefined;
-}
-
-/**
- * Optional capability of a NonceSource (InMemoryNonceSource has it): a nonce at once, without a
- * Promise. Sources shared through Redis cannot offer it and keep the asynchronous nextNonce.
- */
-interface SyncNonceSource {
-  /** undefined: the source must wait for the clock first (use nextNonce). */
-  nextNonceSync(apiKey: string): number | undefined;
 }
 
 /** A prepared request: what goes on the wire, minus the host. */
@@ -152,28 +143,21 @@ export class RequestRunner {
   }
 
   /** Builds path, headers and body (checked params, fresh nonce, signature). Used by the benchmark too. */
-  prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
-    try {
-      const spec = ENDPOINTS[endpoint];
-      const path = this.pathOf(endpoint);
-      if (!spec.private) {
-        const query = new URLSearchParams();
-        for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
-        const qs = query.toString();
-        return Promise.resolve({ pathAndQuery: qs === '' ? path : `${path}?${qs}`, headers: undefined, body: undefined });
-      }
-      const credentials = this.o.credentials;
-      if (credentials === undefined) {
-        throw new ConfigError(`${endpoint}: private endpoint called without API credentials`, { path: 'exchange.credentials' });
-      }
-      // A nonce source that can answer at once saves the asynchronous hop on every signed request.
-      const source = this.o.nonceSource as NonceSource & Partial<SyncNonceSource>;
-      const now = source.nextNonceSync?.(credentials.apiKey);
-      if (now !== undefined) return Promise.resolve(this.sign(path, credentials, now, wire));
-      return source.nextNonce(credentials.apiKey).then((nonce) => this.sign(path, credentials, nonce, wire));
-    } catch (err) {
-      return Promise.reject(err); // same contract as before: failures arrive as a rejection
+  async prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
+    const spec = ENDPOINTS[endpoint];
+    const path = this.pathOf(endpoint);
+    if (!spec.private) {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
+      const qs = query.toString();
+      return { pathAndQuery: qs === '' ? path : `${path}?${qs}`, headers: undefined, body: undefined };
     }
+    const credentials = this.o.credentials;
+    if (credentials === undefined) {
+      throw new ConfigError(`${endpoint}: private endpoint called without API credentials`, { path: 'exchange.credentials' });
+    }
+    const nonce = await this.o.nonceSource.nextNonce(credentials.apiKey);
+    return this.sign(path, credentials, nonce, wire);
   }
 
   private sign(path: string, credentials: { readonly apiKey: string; readonly apiSecret: string }, nonce: number, wire: Readonly<Record<string, unknown>>): PreparedRequest {

@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { asciiBuffer, writeAsciiBody } from './ascii-body';
 
 /**
  * Request signing, exactly as the spec says:
@@ -19,41 +18,19 @@ export interface SignedRequest {
   };
 }
 
+/**
+ * `{"request":<path>,"nonce":"<nonce>"[,"nonceWindow":b],...params}`: the envelope first, as the spec
+ * asks, then the params in the order the request codec wrote them.
+ */
 export function buildSignedBody(
   path: string,
   nonce: number | string,
   params: Readonly<Record<string, unknown>>,
   nonceWindow: boolean | undefined,
 ): string {
-  const n = writeAsciiBody(path, nonce, params, nonceWindow);
-  return n >= 0 ? asciiBuffer.toString('latin1', 0, n) : jsonBody(path, nonce, params, nonceWindow);
-}
-
-/** The general form: JSON.stringify of the envelope followed by the params. */
-function jsonBody(path: string, nonce: number | string, params: Readonly<Record<string, unknown>>, nonceWindow: boolean | undefined): string {
-  if (canConcatenate(params)) {
-    // Same bytes as the merged object below, without building it.
-    const head = `{"request":${JSON.stringify(path)},"nonce":${JSON.stringify(String(nonce))}${nonceWindow === undefined ? '' : `,"nonceWindow":${nonceWindow}`}`;
-    const rest = JSON.stringify(params);
-    return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
-  }
   const envelope: Record<string, unknown> = { request: path, nonce: String(nonce) };
   if (nonceWindow !== undefined) envelope['nonceWindow'] = nonceWindow;
   return JSON.stringify({ ...envelope, ...params });
-}
-
-/**
- * Concatenation gives the same bytes as the merged object unless a param would override an
- * envelope key or be an integer-like key (which JavaScript orders before the envelope's keys).
- */
-function canConcatenate(params: Readonly<Record<string, unknown>>): boolean {
-  if (Object.getPrototypeOf(params) !== Object.prototype) return false;
-  for (const key in params) {
-    if (key === 'request' || key === 'nonce' || key === 'nonceWindow') return false;
-    const c = key.charCodeAt(0);
-    if (c >= 48 && c <= 57) return false;
-  }
-  return true;
 }
 
 export function signPayload(payloadBase64: string, apiSecret: string): string {
@@ -67,10 +44,9 @@ export function signRequest(
   params: Readonly<Record<string, unknown>>,
   nonceWindow?: boolean,
 ): SignedRequest {
-  // Hot path: body and payload each copied once out of the bytes written for them.
-  const n = writeAsciiBody(path, nonce, params, nonceWindow);
-  const body = n >= 0 ? asciiBuffer.toString('latin1', 0, n) : jsonBody(path, nonce, params, nonceWindow);
-  const payload = n >= 0 ? asciiBuffer.toString('base64', 0, n) : Buffer.from(body, 'utf8').toString('base64');
+  const body = buildSignedBody(path, nonce, params, nonceWindow);
+  // The payload is the base64 of exactly the bytes sent, so the signature covers the body.
+  const payload = Buffer.from(body, 'utf8').toString('base64');
   return {
     body,
     headers: {

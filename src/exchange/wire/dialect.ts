@@ -1,5 +1,6 @@
 import type { WireEndpointId } from '../http/endpoints';
-import type { ShapeId, ShapeTable } from './answer-shapes';
+import { SHARED_SHAPES, type ShapeId, type ShapeTable } from './answer-shapes';
+import { ENDPOINT_TABLE } from './endpoint-table';
 
 /**
  * A wire dialect: how one venue spells the API. Two exist:
@@ -12,8 +13,9 @@ import type { ShapeId, ShapeTable } from './answer-shapes';
  *
  * A dialect is data: for every endpoint its path, the wire name of every request field it sends
  * (canonical name -> wire name; a field missing here is not part of the endpoint in this dialect),
- * and the answer shapes it returns, whose field names are in `shapes`. The table is applied at the
- * edge, once: the client's request build and answer parse, the simulator's request parse and answer
+ * and the answer shapes it returns, whose field names are in `shapes`. Each is built from the one
+ * endpoint table (endpoint-table.ts) and its DialectDifferences. The result is applied at the edge,
+ * once: the client's request build and answer parse, the simulator's request parse and answer
  * render. Everything else speaks the canonical (domain) names.
  */
 export const DIALECT_NAMES = ['venue', 'spec'] as const;
@@ -34,12 +36,26 @@ export interface Dialect {
   readonly shapes: ShapeTable;
 }
 
-/**
- * Builds an endpoint's request map from canonical names: `spelling` renames the fields this dialect
- * writes differently, every other field is written as named.
- */
-export function requestNames(spelling: Readonly<Record<string, string>>, ...fields: readonly string[]): Readonly<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const field of fields) out[field] = spelling[field] ?? field;
-  return out;
+/** What a dialect changes in the endpoint table; everything it does not name is written as the table has it. */
+export interface DialectDifferences {
+  readonly name: DialectName;
+  /** Request fields this dialect spells differently (canonical name -> wire name), on every endpoint. */
+  readonly spelling: Readonly<Record<string, string>>;
+  /** Endpoints this dialect serves at another path. */
+  readonly paths?: Readonly<Partial<Record<WireEndpointId, string>>>;
+  /** Request fields of the table an endpoint does not take in this dialect. */
+  readonly withoutFields?: Readonly<Partial<Record<WireEndpointId, readonly string[]>>>;
+  /** The answer shapes whose field names differ from the shared ones (answer-shapes.ts). */
+  readonly shapes: Pick<ShapeTable, Exclude<ShapeId, keyof typeof SHARED_SHAPES>>;
+}
+
+export function dialectOf(d: DialectDifferences): Dialect {
+  const endpoints = {} as Record<WireEndpointId, EndpointWire>;
+  for (const [id, row] of Object.entries(ENDPOINT_TABLE) as [WireEndpointId, (typeof ENDPOINT_TABLE)[WireEndpointId]][]) {
+    const without = d.withoutFields?.[id] ?? [];
+    const request: Record<string, string> = {};
+    for (const field of row.fields) if (!without.includes(field)) request[field] = d.spelling[field] ?? field;
+    endpoints[id] = { path: d.paths?.[id] ?? row.path, request, answer: row.answer };
+  }
+  return { name: d.name, endpoints, shapes: { ...SHARED_SHAPES, ...d.shapes } };
 }

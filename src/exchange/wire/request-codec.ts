@@ -1,6 +1,5 @@
 import { WIRE_ENDPOINTS, type WireEndpointId } from '../http/endpoints';
-import { REQUEST_RULES, checkRequest, checkWithSchema, type CheckResult, type FieldErrors } from '../request-rules';
-import { compileFastPath, type FastPath } from '../request-rules-fast';
+import { checkRequest, type CheckResult, type FieldErrors } from '../request-rules';
 import type { Dialect } from './dialect';
 
 /** Fields of the signed envelope; they belong to signing, not to an endpoint's parameters. */
@@ -14,18 +13,14 @@ export type UnknownFieldPolicy = 'refuse' | 'ignore';
  * - `encode` (client): canonical parameters -> checked, normalised wire parameters;
  * - `decode` (simulated exchange): a wire body -> canonical parameters, with every problem named by
  *   its wire field.
- * Both check the same rules (request-rules.ts); the client's hot path is compiled from those rules
- * with this dialect's wire names, so it writes the wire object directly.
+ * Both check the same rules (request-rules.ts).
  */
 export class RequestCodec {
-  private readonly fast: Partial<Record<WireEndpointId, FastPath>> = {};
   private readonly inverse: Partial<Record<WireEndpointId, Readonly<Record<string, string>>>> = {};
 
   constructor(readonly dialect: Dialect) {
     for (const endpoint of Object.keys(WIRE_ENDPOINTS) as WireEndpointId[]) {
       const names = dialect.endpoints[endpoint].request;
-      const fast = compileFastPath(REQUEST_RULES[endpoint], names);
-      if (fast !== undefined) this.fast[endpoint] = fast;
       this.inverse[endpoint] = Object.fromEntries(Object.entries(names).map(([canonical, wire]) => [wire, canonical]));
     }
   }
@@ -43,9 +38,7 @@ export class RequestCodec {
 
   /** Client side. On failure the field errors are keyed by wire name (what the exchange would say). */
   encode(endpoint: WireEndpointId, params: Readonly<Record<string, unknown>>): CheckResult {
-    const fast = this.fast[endpoint]?.(params);
-    if (fast !== undefined) return { ok: true, value: fast };
-    const checked = checkWithSchema(endpoint, params);
+    const checked = checkRequest(endpoint, params);
     const names = this.dialect.endpoints[endpoint].request;
     if (!checked.ok) return { ok: false, fieldErrors: this.toWireErrors(endpoint, checked.fieldErrors) };
     const wire: Record<string, unknown> = {};

@@ -3,7 +3,7 @@ import type { Decimal } from '../../domain/decimal';
 import { decimalAtLeast, decimalAtMost } from '../../domain/decimal-compare';
 import type { MarketName } from '../../domain/market';
 import type { MarketState } from './market-state';
-import type { FillModel } from './fill-model';
+import type { FillModel } from '../../domain/fill-model';
 import { Liquidity } from './liquidity';
 import { crossedAtOpen, nextPathEvent, type PathEvent } from './matching';
 import type { OrderBook } from './order-book';

@@ -2,7 +2,7 @@ import { Decimal } from '../../domain/decimal';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import type { Ledger } from './ledger';
 import { isMarketable } from './matching';
-import type { OcoCancelOn } from './fill-model';
+import type { OcoCancelOn } from '../../domain/fill-model';
 import type { Liquidity } from './liquidity';
 import type { OrderBook } from './order-book';
 import type { EngineEvent, SimDeal, SimOrder } from './types';

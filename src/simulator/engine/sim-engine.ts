@@ -30,7 +30,7 @@ import type { MarketInfo, MarketName } from '../../domain/market';
 import { CandleWalk, type EngineCandle } from './candle-walk';
 import { MarketState } from './market-state';
 import { EngineEvents } from './engine-events';
-import { DEFAULT_FILL_MODEL, type FillModel } from './fill-model';
+import { DEFAULT_FILL_MODEL, type FillModel } from '../../domain/fill-model';
 import { KillSwitchTimers } from './kill-switch-timers';
 import { Ledger } from './ledger';
 import { compareDecimals, productOf } from '../../domain/decimal-compare';

@@ -3,7 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { ManualClock } from '../../core/clock';
 import type { Interval } from '../../domain/candle';
 import type { Balances, MarketInfo } from '../../domain/market';
-import type { OpenOrderView } from '../open-order';
+import type { OpenOrderView } from '../../risk/open-order-view';
 import type { OrderEvent, PositionView } from '../order-feedback';
 import type { StrategyConfig } from '../prepare-strategy';
 import { StrategyHost } from '../strategy-host';

@@ -20,7 +20,7 @@ import { StoreKeys } from '../../../src/store/keys';
 import { RedisLeaseStore } from '../../../src/store/lease-store';
 import { RedisOrderStore } from '../../../src/store/order-store';
 import { connectRedis, createRedis } from '../../../src/store/redis';
-import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import type { StampedIntent } from '../../../src/strategy/intent-validation';
 
 const env = (name: string): string => {

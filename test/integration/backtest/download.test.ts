@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { loadCsvRows, type CsvCandleRow } from '../../../src/market-data/csv-candles';
 import { downloadCandles } from '../../../src/backtest/download/download-candles';

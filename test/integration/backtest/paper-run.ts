@@ -11,7 +11,7 @@ import type { InMemoryOrderStore } from '../../../src/store/memory/in-memory-ord
 import type { LoadedStrategy } from '../../../src/strategy/prepare-strategy';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
 import { orderLogEntry, type OrderLogEntry } from '../../../src/backtest/replay/order-log';
-import { CandleFlow } from '../../../src/app/candle-flow';
+import { CandleFlow } from '../../../src/strategy/candle-flow';
 import { createLogger } from '../../../src/log/logger';
 
 export interface PaperFill { clientOrderId: string; side: string; price: Decimal; amount: Decimal; time: number }

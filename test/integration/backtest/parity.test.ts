@@ -1,7 +1,7 @@
 import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { loadCsvRows, rowToCandle } from '../../../src/market-data/csv-candles';
 import { InProcessExchange } from '../../../src/simulator/in-process-exchange';
@@ -11,7 +11,7 @@ import { BacktestReplay } from '../../../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy } from '../../../src/backtest/run-backtest';
 import type { OrderLogEntry } from '../../../src/backtest/replay/order-log';
 import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
-import { parseFillModel } from '../../../src/simulator/engine/fill-model';
+import { parseFillModel } from '../../../src/domain/fill-model';
 import { paperRun } from './paper-run';
 import { probeStrategies } from '../../helpers/ctx-probe';
 

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { SystemClock } from '../../../src/core/clock';
-import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { runCli } from '../../helpers/run-cli';
 import { startServer, type LoopbackServer } from './loopback-server';
 

@@ -1,13 +1,13 @@
 import { Registry } from 'prom-client';
-import { measureExchangeClock, repairPoisonedNonce } from '../../../src/app/clock-guard';
+import { measureExchangeClock, repairPoisonedNonce } from '../../../src/execution/clock-guard';
 import { SystemClock } from '../../../src/core/clock';
 import { RateLimitedError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { createMetrics } from '../../../src/metrics/registry';
 import { StoreKeys } from '../../../src/store/keys';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
-import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
+import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { RedisTestContext } from '../store/redis-test-context';
 import { closedPortUrl, startServer, type LoopbackServer, type Reply, type SeenRequest } from './loopback-server';
 

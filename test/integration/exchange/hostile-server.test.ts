@@ -4,7 +4,7 @@ import {
   BadResponseError, RedirectRefusedError, RequestTimeoutError, ResponseTooLargeError, type TradebotError,
 } from '../../../src/domain/errors';
 import { HttpExchangeClient, type HttpExchangeClientOptions } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { runApi } from '../../../src/cli/api-command';
 import { serversClosedAfterEach } from './loopback-server';

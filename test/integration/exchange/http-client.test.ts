@@ -7,7 +7,7 @@ import {
 } from '../../../src/domain/errors';
 import { HttpExchangeClient, type HttpExchangeClientOptions, type RequestEvent } from '../../../src/exchange/http/client';
 import { verifySignature } from '../../../src/exchange/http/sign';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { LIMITS } from '../../../src/limiter/limits';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { closedPortUrl, serversClosedAfterEach, type SeenRequest } from './loopback-server';

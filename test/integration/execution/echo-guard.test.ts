@@ -1,7 +1,7 @@
 import { SystemClock } from '../../../src/core/clock';
 import { ClientOrderIdIgnoredError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import type { DialectName } from '../../../src/exchange/wire/dialect';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';

@@ -3,7 +3,7 @@ import { LIMIT_IDS, type LimitTable } from '../../../src/limiter/limits';
 import { RedisTokenBucket } from '../../../src/limiter/redis-token-bucket';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { StoreKeys } from '../../../src/store/keys';
-import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { startCountingProxy, type CountingProxy } from '../../crash/counting-proxy';
 import { RedisTestContext } from '../store/redis-test-context';
 import { API_KEY, httpClient, MARKET, replica, startSim, stopLimit, T0, type Replica } from './harness';

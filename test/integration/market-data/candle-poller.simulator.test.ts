@@ -1,7 +1,7 @@
-import { MarketClockJobScheduler } from '../../../src/app/scheduler';
+import { MarketClockJobScheduler } from '../../../src/market-data/scheduler';
 import { SystemClock } from '../../../src/core/clock';
 import type { Candle } from '../../../src/domain/candle';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { CandlePoller, type CandleGap, type CandlePollerEvent, type ClosedCandle } from '../../../src/market-data/candle-poller';

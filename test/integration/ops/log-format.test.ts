@@ -23,6 +23,7 @@ test('on a terminal the daemon logs coloured text', () => {
   const r = spawnSync('script', ['-q', '-e', '-c', line, '/dev/null'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, TERM: 'xterm' } });
   expect(r.status).toBe(78);
   expect(r.stdout).toMatch(/start-up failed/);
+  // eslint-disable-next-line no-control-regex -- the ESC of an ANSI colour code is the point
   expect(r.stdout).toMatch(/\u001b\[[0-9;]*m/); // ANSI colour
   expect(r.stdout.split('\n').filter((l) => l.trim().startsWith('{"level"'))).toEqual([]);
 });

@@ -6,7 +6,7 @@ import {
 } from '../../../src/domain/errors';
 import type { ExchangeClient } from '../../../src/exchange/exchange-client';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
 import { InProcessExchange } from '../../../src/simulator/in-process-exchange';

@@ -2,7 +2,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { ExchangeRejectedError, RequestValidationError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { ROWS, T0 } from '../execution/harness';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../src/core/clock';
 import { NotReadyError, StoreUnavailableError } from '../../../src/domain/errors';
 import { StoreKeys } from '../../../src/store/keys';
-import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { findScriptsDir } from '../../../src/store/scripts';
 import { RedisTestContext, testRedisUrl } from './redis-test-context';
 

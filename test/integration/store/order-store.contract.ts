@@ -1,4 +1,4 @@
-import { ManualClock } from '../../../src/core/clock';
+import type { ManualClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { InvalidTransitionError, LeaseLostError, RequestValidationError } from '../../../src/domain/errors';
 import { LIVE_STATUSES, ORDER_EVENTS, ORDER_STATUSES, TRANSITIONS, type OrderEventType, type OrderStatus } from '../../../src/domain/order-state';

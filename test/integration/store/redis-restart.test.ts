@@ -7,7 +7,7 @@ import { RedisLeaseStore } from '../../../src/store/lease-store';
 import type { Lease } from '../../../src/store/lease-store-port';
 import { RedisOrderStore } from '../../../src/store/order-store';
 import { checkRedisHealth, connectRedis, createRedis } from '../../../src/store/redis';
-import { RedisNonceSource } from '../../../src/store/redis-nonce-source';
+import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../helpers/redis-server';
 import { newOrder } from './order-store.contract';
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtest';
-import { backtestSpecOf, parseCollateral, registerBacktestCommand, type BacktestCliOptions } from '../../../src/cli/backtest-command';
+import { backtestSpecOf, parseCollateral, registerBacktestCommand } from '../../../src/cli/backtest-command';
+import type { BacktestCliOptions } from '../../../src/cli/backtest-request';
 import { Decimal } from '../../../src/domain/decimal';
 import { BacktestInputError } from '../../../src/domain/errors';
 

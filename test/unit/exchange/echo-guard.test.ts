@@ -4,7 +4,7 @@ import { ManualClock } from '../../../src/core/clock';
 import { ClientOrderIdIgnoredError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import type { Transport, TransportRequest, TransportResponse } from '../../../src/exchange/http/transport';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 
 /**

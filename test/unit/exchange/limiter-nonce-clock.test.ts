@@ -1,6 +1,6 @@
 import { ManualClock } from '../../../src/core/clock';
 import { measureClockOffset, syncClockOffset } from '../../../src/exchange/clock-offset';
-import { InMemoryNonceSource } from '../../../src/store/memory/in-memory-nonce-source';
+import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { bucketParams } from '../../../src/limiter/bucket-params';
 import { LIMITS, type LimitTable } from '../../../src/limiter/limits';
 import { InMemoryRateLimiter, type LimiterTimer } from '../../../src/limiter/in-memory-limiter';

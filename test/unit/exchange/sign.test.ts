@@ -47,7 +47,7 @@ describe('request signing', () => {
   });
 
   test('the body is byte-identical to JSON.stringify of envelope + params, whatever the params', () => {
-    // The hot path writes ASCII bytes by hand; everything else must fall back to JSON.stringify.
+    // The signature covers these exact bytes, so the body must never depend on who wrote the params how.
     const values: unknown[] = [
       'BTC_USDT', '0.001', '', 'quote"inside', 'back\\slash', 'tab\there', 'é€', '\ud83d\ude00', '\ud800', 'x'.repeat(9000),
       0, -0, 1.5, 1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, true, false, null, undefined,

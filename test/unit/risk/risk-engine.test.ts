@@ -10,7 +10,7 @@ import {
 } from '../../../src/risk/risk-checks';
 import { limitsFor, type RiskLimits } from '../../../src/risk/risk-limits';
 import { isExit } from '../../../src/risk/trading-state';
-import type { OpenOrderView } from '../../../src/strategy/open-order';
+import type { OpenOrderView } from '../../../src/risk/open-order-view';
 
 const D = (v: string | number) => new Decimal(v);
 const buy: StopLimitIntent = { kind: 'stop_limit', market: 'BTC_USDT', side: 'buy', amount: D('0.01'), price: D('50100'), activationPrice: D('50000'), purpose: 'entry' };

@@ -2,7 +2,7 @@ import type { Candle } from '../../../src/domain/candle';
 import { Decimal } from '../../../src/domain/decimal';
 import { deriveClientOrderId } from '../../../src/core/client-order-id';
 import type { StampedIntent } from '../../../src/strategy/intent-validation';
-import type { OpenOrderView } from '../../../src/strategy/open-order';
+import type { OpenOrderView } from '../../../src/risk/open-order-view';
 import type { StrategyHostView } from '../../../src/strategy/strategy-host';
 
 /**

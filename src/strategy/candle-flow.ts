@@ -1,0 +1,138 @@
+import type { Clock } from '../core/clock';
+import { candleCloseTime } from '../market-data/candle-clock';
+import type { Candle, Interval } from '../domain/candle';
+import type { Decimal } from '../domain/decimal';
+import type { MarketName } from '../domain/market';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import type { Logger } from '../log/logger';
+import { CandlePoller, type CandlePollerEvent, type ClosedCandle, type PollSummary } from '../market-data/candle-poller';
+import type { StampedIntent } from './intent-validation';
+import type { CandleHost } from './guest/guest-host';
+import type { JobDefinition } from '../market-data/scheduler';
+
+/** Where tradable intents go (the executor, through its adapter). */
+export interface IntentSink {
+  submit(intents: readonly StampedIntent[]): Promise<void>;
+}
+
+export interface CandleFlowHooks {
+  /** A closed candle arrived (metrics: last close, lag). */
+  onCandle?(market: MarketName, interval: Interval, closeTimeSec: number, close: Decimal): void;
+  /** Intents computed on a stale (live or back-filled) candle were dropped: no trading on old data. */
+  onStaleIntents?(intents: readonly StampedIntent[]): void;
+}
+
+export interface CandleFlowOptions {
+  readonly host: CandleHost;
+  readonly client: Pick<ExchangeClient, 'fetchCandles'>;
+  /** The exchange's now: the simulator's market clock in paper mode, wall time live. */
+  readonly clock: Clock;
+  readonly sink: IntentSink;
+  readonly log: Logger;
+  /** Closed candles each (market, interval) needs before trading: max warm-up of its strategies. */
+  readonly warmupFor: (market: MarketName, interval: Interval) => number;
+  readonly klineDelayMs: number;
+  /**
+   * Runs before a closed candle goes to the strategies: the daemon settles what the exchange did
+   * since the last candle, so ctx.openOrders, ctx.events and ctx.position include it. A failure is
+   * logged and the candle still goes (strategies must see every candle).
+   */
+  readonly beforeStrategies?: ((market: MarketName) => Promise<void>) | undefined;
+  readonly hooks?: CandleFlowHooks;
+}
+
+/**
+ * The candle path of the daemon, per (market, interval) the strategies subscribe to:
+ *
+ *   kline poll -> CandlePoller (closed, de-duplicated, back-filled, in order) -> strategy host (guests) -> intents -> executor
+ *
+ * Staleness guard: a candle that closed more than one interval ago still goes to the strategies (their
+ * indicators must see every candle), but intents computed on it are dropped, logged and counted.
+ * Warm-up candles are history by definition: their intents are dropped silently.
+ */
+export class CandleFlow {
+  private readonly pollers: CandlePoller[] = [];
+  private readonly lastClose = new Map<MarketName, Decimal>();
+  private readonly log: Logger;
+
+  constructor(private readonly o: CandleFlowOptions) {
+    this.log = o.log;
+    for (const { market, interval } of o.host.subscriptions()) {
+      this.pollers.push(new CandlePoller({
+        market, interval, client: o.client, clock: o.clock, onEvent: (e) => this.onEvent(e),
+      }));
+    }
+  }
+
+  /** The last closed candle's close per market (risk: price band reference). */
+  lastPrice(market: MarketName): Decimal | undefined {
+    return this.lastClose.get(market);
+  }
+
+  subscriptions(): readonly { market: MarketName; interval: Interval }[] {
+    return this.pollers.map((p) => ({ market: p.market, interval: p.interval }));
+  }
+
+  /** Delivers each subscription's warm-up history (nothing is traded on it). */
+  async warmUp(signal?: AbortSignal): Promise<PollSummary[]> {
+    const out: PollSummary[] = [];
+    for (const p of this.pollers) {
+      const count = Math.max(1, this.o.warmupFor(p.market, p.interval));
+      const summary = await p.warmUp(count, signal);
+      this.log.info({ market: p.market, interval: p.interval, candles: summary.delivered, requests: summary.requests }, 'warm-up done');
+      out.push(summary);
+    }
+    return out;
+  }
+
+  /** One scheduler job per subscription, polling just after each candle closes. */
+  jobs(): JobDefinition[] {
+    return this.pollers.map((p) => ({
+      name: `klines:${p.market}:${p.interval}`,
+      schedule: { kind: 'candle-close', interval: p.interval, pollDelayMs: this.o.klineDelayMs },
+      run: async (ctx) => { await p.poll(ctx.signal); },
+    }));
+  }
+
+  status(): { market: MarketName; interval: Interval; lastCandleTime: number | undefined; stale: boolean }[] {
+    return this.pollers.map((p) => ({ market: p.market, interval: p.interval, ...pick(p.status()) }));
+  }
+
+  private async onEvent(e: CandlePollerEvent): Promise<void> {
+    switch (e.type) {
+      case 'candle':
+        return this.onClosedCandle(e);
+      case 'stale':
+        this.log.warn({ market: e.market, interval: e.interval, newestTime: e.newestTime, ageMs: e.ageMs }, 'candles are stale: no trading on this market until fresh candles arrive');
+        return;
+      case 'gap':
+        this.log.warn({ market: e.market, interval: e.interval, from: e.from, to: e.to, missing: e.missing }, 'candle gap at the exchange (outage); moving on');
+        return;
+      case 'revision':
+        this.log.info({ market: e.market, interval: e.interval, candleTime: e.time }, 'delivered candle revised by the exchange (not re-delivered)');
+        return;
+    }
+  }
+
+  private async onClosedCandle(e: ClosedCandle): Promise<void> {
+    const candle: Candle = e.candle;
+    this.lastClose.set(e.market, candle.close);
+    this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time), candle.close);
+    if (e.source !== 'warm-up' && this.o.beforeStrategies !== undefined) {
+      await this.o.beforeStrategies(e.market).catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
+    }
+    const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
+    if (intents.length === 0) return;
+    if (e.source === 'warm-up') return;
+    if (e.stale) {
+      this.log.warn({ market: e.market, interval: e.interval, candleTime: candle.time, intents: intents.length, source: e.source }, 'intents dropped: candle older than one interval');
+      this.o.hooks?.onStaleIntents?.(intents);
+      return;
+    }
+    await this.o.sink.submit(intents);
+  }
+}
+
+function pick(s: { lastCandleTime: number | undefined; stale: boolean }): { lastCandleTime: number | undefined; stale: boolean } {
+  return { lastCandleTime: s.lastCandleTime, stale: s.stale };
+}
