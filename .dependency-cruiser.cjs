@@ -8,6 +8,7 @@
 /** @type {string[][]} lowest first */
 const LAYERS = [
   ['domain', 'core'], // plain types and rules, the clock port: no I/O
+  ['portfolio'], // positions, average entry, realised/unrealised PnL, fed by fills: no I/O
   ['store'], // Redis: connection, keys, Lua scripts, the order journal and leases
   ['limiter'], // the rate-limiter port, its Redis and in-memory adapters
   ['risk'], // pre-trade checks and the trading state: pure, no I/O
@@ -71,9 +72,9 @@ module.exports = {
     },
     {
       name: 'io-free-builtins',
-      comment: 'domain/, core/ and risk/ read no files and open no sockets.',
+      comment: 'domain/, core/, portfolio/ and risk/ read no files and open no sockets.',
       severity: 'error',
-      from: { path: ['^src/domain/', '^src/core/', '^src/risk/'] },
+      from: { path: ['^src/domain/', '^src/core/', '^src/portfolio/', '^src/risk/'] },
       to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|dgram|tls|worker_threads)$' },
     },
     {
