@@ -111,7 +111,7 @@ export class WsTestClient {
 }
 
 /** A signed private POST to the simulator (the venue's X-TXC-* scheme); returns status and JSON body. */
-export async function signedPost(baseUrl: string, path: string, apiKey: string, secret: string, body: WsFrame = {}): Promise<{ status: number; body: unknown }> {
+export async function signedPost(baseUrl: string, path: string, apiKey: string, secret: string, body: Record<string, unknown> = {}): Promise<{ status: number; body: unknown }> {
   const raw = JSON.stringify({ request: path, nonce: String(Date.now()), nonceWindow: true, ...body });
   const payload = Buffer.from(raw).toString('base64');
   const res = await fetch(`${baseUrl}${path}`, {
