@@ -60,6 +60,7 @@ export class SimWsServer {
   /** Closes every connection and stops the timers. */
   async close(): Promise<void> {
     this.ticks.stop();
+    this.deps.faults.stop();
     for (const conn of this.connections.values()) conn.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }

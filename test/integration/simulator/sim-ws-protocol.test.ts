@@ -207,6 +207,16 @@ describe('fault switches', () => {
     expect(one.params).toEqual(['BTC_USDT', '101.00']);
   });
 
+  test('dropEveryMs closes connections periodically until switched off', async () => {
+    sim.wsFaults.configure({ dropEveryMs: 300 });
+    const c = await connect();
+    await c.waitClosed();
+    sim.wsFaults.configure({ dropEveryMs: 0 });
+    const kept = await connect();
+    await new Promise((r) => setTimeout(r, 900));
+    expect(kept.closed).toBe(false);
+  });
+
   test('faults can be set at start', async () => {
     await sim.close();
     await start({ faults: { duplicatePushes: true } });
