@@ -48,7 +48,7 @@ export class SimWsServer {
 
   constructor(http: Server, private readonly deps: SimWsServerDeps) {
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
-    new OrderEventStream(deps.engine, (push) => this.deliver(push));
+    new OrderEventStream(deps.engine, (push) => this.deliver(push), () => this.connections.size > 0);
     this.ticks = new WsTicks(deps, () => this.connections.values(), deps.syncMarket, deps.ticks);
     deps.faults.onDropAll(() => {
       const n = this.connections.size;

@@ -28,9 +28,17 @@ export class OrderEventStream {
   private readonly fresh = new Map<number, SimOrder>();
   private flushQueued = false;
 
-  constructor(engine: SimEngine, private readonly emit: (push: AccountPush) => void) {
-    engine.onOrderPlaced((order) => this.placed(order));
-    engine.onEvent((event) => this.onEvent(event));
+  /**
+   * `listening`: whether any connection is open. Without one nothing is built: the HTTP-only uses of
+   * the simulator (paper soak, simulator bench) keep paying nothing per order event.
+   */
+  constructor(engine: SimEngine, private readonly emit: (push: AccountPush) => void, listening: () => boolean) {
+    engine.onOrderPlaced((order) => {
+      if (listening()) this.placed(order);
+    });
+    engine.onEvent((event) => {
+      if (listening() || this.fresh.size > 0) this.onEvent(event);
+    });
   }
 
   private placed(order: SimOrder): void {

@@ -43,6 +43,8 @@ export class WsTicks {
 
   private every(ms: number, run: () => void): void {
     const timer = setInterval(() => {
+      // No connection, no work: the HTTP-only simulator pays nothing for the WebSocket timers.
+      if (this.connections()[Symbol.iterator]().next().done === true) return;
       this.sync();
       run();
     }, ms);

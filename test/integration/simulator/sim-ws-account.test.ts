@@ -108,6 +108,17 @@ test('an order that fills completely on arrival sends only event 3', async () =>
   expect(eventsOf(c.drain('ordersPending_update'), order.id)).toEqual([]);
 });
 
+test('an order that fills in part on arrival sends one event 1 already showing that fill', async () => {
+  const c = await authorized();
+  await c.call('ordersPending_subscribe', ['BTC_USDT']);
+  const order = sim.engine.placeLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: d('3'), price: d('200') }); // 2 of 3 on arrival
+  const [event, pushed] = await orderEvent(c, order.id);
+  expect(event).toBe(1);
+  expect(pushed).toMatchObject({ status: 'PARTIALLY_FILLED', left: '1', deal_stock: '2' });
+  await settle();
+  expect(eventsOf(c.drain('ordersPending_update'), order.id)).toEqual([]);
+});
+
 test("a stop's activation sends a second event 1 with the same id, then its fill", async () => {
   const c = await authorized();
   await c.call('ordersPending_subscribe', ['BTC_USDT']);
@@ -161,6 +172,10 @@ test('balanceSpot_update sends only the assets whose balance changed', async () 
   expect(new Decimal(changed['USDT']!.freeze).greaterThan(50)).toBe(true);
   await settle();
   expect(c.drain('balanceSpot_update')).toEqual([]);
+  sim.engine.placeLimit(KEY, { market: 'BTC_USDT', side: 'buy', amount: d('0.1'), price: d('200') }); // fills: BTC and USDT move
+  const [afterFill] = (await c.push('balanceSpot_update')).params as [Record<string, unknown>];
+  expect(Object.keys(afterFill).sort()).toEqual(['BTC', 'USDT']);
+  expect(afterFill['BTC']).toEqual({ available: '1.1', freeze: '0' });
 });
 
 test('a subscribe replaces the previous one; a new connection gets nothing from before', async () => {

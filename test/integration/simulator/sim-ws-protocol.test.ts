@@ -77,6 +77,13 @@ describe('framing and service methods', () => {
     expect(c.received).toEqual([]);
   });
 
+  test('over 200 requests in a minute on one connection: code 7', async () => {
+    const c = await connect();
+    for (let i = 0; i < 200; i += 1) c.sendRaw(JSON.stringify({ id: i + 100, method: 'ping', params: [] }));
+    expect(await c.call('ping')).toEqual({ id: 1, result: null, error: { code: 7, message: 'too many requests' } });
+    expect(c.received.filter((m) => (m as { error: unknown }).error !== null)).toEqual([]);
+  });
+
   test('private methods before authorize: code 6', async () => {
     const c = await connect();
     expect(await c.call('balanceSpot_request', [])).toEqual({ id: 1, result: null, error: { code: 6, message: 'require authentication' } });
