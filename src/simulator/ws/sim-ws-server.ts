@@ -42,7 +42,8 @@ export interface SimWsServerDeps {
  * prices and balances from timers (ws-ticks.ts). See docs/simulator.md "WebSocket API".
  */
 export class SimWsServer {
-  private readonly wss = new WebSocketServer({ noServer: true, autoPong: false });
+  // autoPong off: a silent server must not answer transport pings either. maxPayload as the HTTP body limit.
+  private readonly wss = new WebSocketServer({ noServer: true, autoPong: false, maxPayload: 1 << 20 });
   private readonly connections = new Map<WebSocket, WsConnection>();
   private readonly ticks: WsTicks;
 
@@ -89,6 +90,7 @@ export class SimWsServer {
 
   private receive(ws: WebSocket, conn: WsConnection, data: RawData, isBinary: boolean): void {
     conn.touch();
+    // A binary frame is not JSON text: treated like invalid JSON.
     const frame = parseFrame(isBinary ? '\u0000' : rawText(data));
     if (frame.kind === 'invalidJson') {
       // "The server closes the WebSocket connection immediately if the client sends invalid JSON."

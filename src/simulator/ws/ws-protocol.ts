@@ -15,7 +15,10 @@ export const WS_ERRORS = {
 
 export type WsError = (typeof WS_ERRORS)[keyof typeof WS_ERRORS];
 
-/** A handler's refusal: the server answers it as `error` with `result: null`. */
+/**
+ * A handler's refusal: the server answers it as `error` with `result: null`. Control flow inside the
+ * WebSocket server only (never thrown past it), hence not a TradebotError.
+ */
 export class WsRefusal extends Error {
   constructor(readonly error: WsError) {
     super(error.message);
