@@ -25,7 +25,7 @@ const d = (v: string) => new Decimal(v);
 
 beforeEach(async () => {
   sim = await startSimulatedExchange({
-    apiKey: KEY, apiSecret: SECRET, balances: { USDT: '10000', BTC: '1' }, markets: [{ name: 'BTC_USDT', rows }],
+    apiKey: KEY, apiSecret: SECRET, balances: { USDT: '10000', BTC: '1' }, collateralBalances: { USDT: '1000' }, markets: [{ name: 'BTC_USDT', rows }],
     speed: 0, start: T0, rateLimits: false, ws: { tickIntervals: { candlesMs: 100, lastpriceMs: 100, balanceMs: 100 } },
   });
   sim.advanceBy(60); // the first candle closed: arriving orders have volume to trade against, last price 100
@@ -133,6 +133,18 @@ test("a stop's activation sends a second event 1 with the same id, then its fill
   const [filled, filledOrder] = await orderEvent(c, stop.id);
   expect(filled).toBe(3);
   expect(filledOrder).toMatchObject({ status: 'FILLED', deal_stock: '0.1' });
+});
+
+test('OCO legs are orders of the account: event 1 each (types 9 and 7), listed by ordersPending_request', async () => {
+  const c = await authorized();
+  await c.call('ordersPending_subscribe', ['BTC_USDT']);
+  const oco = sim.engine.placeOco(KEY, {
+    market: 'BTC_USDT', side: 'sell', amount: d('0.1'), price: d('120'), activationPrice: d('95'), stopLimitPrice: d('94'),
+  });
+  expect(await orderEvent(c, oco.stopLoss.id)).toEqual([1, expect.objectContaining({ type: 9, side: 1, status: 'OPEN' })]);
+  expect(await orderEvent(c, oco.takeProfit.id)).toEqual([1, expect.objectContaining({ type: 7, side: 1, status: 'OPEN' })]);
+  const listed = await c.call('ordersPending_request', ['BTC_USDT', 0, 100]);
+  expect((listed.result as { total: number }).total).toBe(2);
 });
 
 test('deals_update carries each fill (nested subscribe params); deals_request lists them', async () => {

@@ -198,6 +198,20 @@ describe('fault switches', () => {
     expect(await c.call('ping')).toMatchObject({ result: 'pong' });
   });
 
+  test('silent also withholds transport-level pongs (which the docs do not promise anyway)', async () => {
+    const c = await connect();
+    let pongs = 0;
+    c.socket.on('pong', () => { pongs += 1; });
+    c.socket.ping();
+    await c.call('ping');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pongs).toBe(1);
+    sim.wsFaults.configure({ silent: true });
+    c.socket.ping();
+    await new Promise((r) => setTimeout(r, 800));
+    expect(pongs).toBe(1);
+  });
+
   test('pushDelayMs delays pushes; duplicatePushes sends each push twice', async () => {
     const c = await connect();
     sim.wsFaults.configure({ pushDelayMs: 1500 });
