@@ -33,6 +33,8 @@ export function registerBacktestCommand(program: Command): void {
     .option('--rank-by <metric>', 'sweep ranking metric, a report metric name (default netPnl)')
     .option('--workers <n>', 'sweep worker threads (default: number of cores; 0 = in this thread)')
     .option('--walk-forward <json>', 'walk-forward windows with --sweep, e.g. {"train":"14d","test":"7d"} (step: test)')
+    .option('--queue', 'run the --sweep / --walk-forward on the BullMQ queue at TRADEBOT_QUEUE_REDIS_URL (start workers with "tradebot worker")')
+    .option('--chunk-size <n>', 'with --queue: parameter sets per queue job (default 8)')
     .option('--collateral <mode>', "which balance OCOs use: 'separate' (margin on the collateral balance, as live) or 'unified' (OCO legs trade the trading balance)", 'separate')
     .option('--collateral-balance <cur=amount>', 'starting collateral balance, where OCOs hold their margin (repeatable; default none)', collect, [])
     .option('--fill-volume-share <share>', "share of each candle's volume orders may fill, in (0, 1], or 'off' for complete fills (default 0.1)")
@@ -98,6 +100,9 @@ async function runBacktestCommand(opts: BacktestCliOptions): Promise<boolean> {
   }
   if (opts.workers !== undefined || opts.rankBy !== undefined) {
     throw new BacktestInputError('--workers and --rank-by only apply to --sweep / --walk-forward', { field: opts.workers !== undefined ? 'workers' : 'rank-by' });
+  }
+  if (opts.queue === true || opts.chunkSize !== undefined) {
+    throw new BacktestInputError('--queue and --chunk-size only apply to --sweep / --walk-forward', { field: opts.queue === true ? 'queue' : 'chunk-size' });
   }
   const { runSingleBacktest } = require('./backtest-single-command') as typeof import('./backtest-single-command');
   return runSingleBacktest(request);

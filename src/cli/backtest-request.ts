@@ -22,6 +22,8 @@ export interface BacktestCliOptions {
   ocoCancelOn?: string;
   allowStrategyErrors?: boolean;
   walkForward?: string;
+  queue?: boolean;
+  chunkSize?: string;
 }
 
 /** Every option checked before any data is read or worker started. */

@@ -3,12 +3,13 @@ import { BacktestInputError } from '../domain/errors';
 import { decimalRecordToText, parseJsonObject } from '../backtest/options';
 import { findNamedStrategy } from '../backtest/run-backtest';
 import { expandGrid } from '../backtest/sweep/grid';
-import { checkRankMetric, formatSweepTable, rankResults, runSweep } from '../backtest/sweep/run-sweep';
+import { checkRankMetric, rankResults, runSweep } from '../backtest/sweep/run-sweep';
 import type { SweepSetup } from '../backtest/sweep/sweep-types';
 import { writeSweep } from '../backtest/sweep/write-sweep';
 import { fillModelText } from '../domain/fill-model';
 import { findUnknownParam } from '../strategy/param-keys';
 import type { BacktestCliOptions, BacktestRequest } from './backtest-request';
+import { reportSweep } from './sweep-report';
 
 /**
  * `--sweep` (and `--walk-forward`): every option, grid key and the ranking metric are checked in
@@ -22,6 +23,10 @@ export async function runSweepCommand(request: BacktestRequest, opts: BacktestCl
   const rankBy = checkRankMetric(opts.rankBy ?? 'netPnl');
   const workers = opts.workers === undefined ? undefined : parseWorkers(opts.workers);
   const setup = sweepSetup(request, grid);
+  if (opts.queue === true || opts.chunkSize !== undefined) {
+    const { runQueuedCommand } = require('./backtest-queue-command') as typeof import('./backtest-queue-command');
+    return runQueuedCommand(request, opts, setup, grid, rankBy);
+  }
   if (opts.walkForward !== undefined) {
     const { runWalkForwardCommand } = require('./backtest-walk-forward-command') as typeof import('./backtest-walk-forward-command');
     return runWalkForwardCommand(request, setup, grid, { rankBy, workers, windows: opts.walkForward });
@@ -33,13 +38,7 @@ export async function runSweepCommand(request: BacktestRequest, opts: BacktestCl
   const results = await runSweep(setup, grid, { workers, onResult: progress });
   const ranked = rankResults(results, rankBy);
   const files = await writeSweep(request.out, { setup, grid, rankBy, ranked });
-  process.stdout.write(formatSweepTable(ranked, rankBy));
-  process.stdout.write(`sweep        ${files.jsonPath}\n             ${files.csvPath}\n`);
-  const errored = results.filter((r) => r.error !== undefined).length;
-  const failed = results.filter((r) => r.strategy?.failed === true).length;
-  if (errored > 0) process.stderr.write(`${errored} of ${results.length} runs could not run (see "error:" rows)\n`);
-  if (failed > 0) process.stderr.write(`the strategy failed in ${failed} of ${results.length} runs (see the strategy column)${request.allowStrategyErrors ? '; accepted (--allow-strategy-errors)' : ''}\n`);
-  return errored > 0 || (failed > 0 && !request.allowStrategyErrors);
+  return reportSweep(request, ranked, rankBy, files);
 }
 
 /** The setup every worker gets, after the strategy, its base parameters and the grid keys were checked here. */

@@ -1,5 +1,6 @@
 import { intervalSeconds } from '../domain/candle';
 import { findNamedStrategy, loadBacktestData } from '../backtest/run-backtest';
+import type { SweepPool } from '../backtest/sweep/sweep-pool';
 import type { SweepSetup } from '../backtest/sweep/sweep-types';
 import { runWalkForward } from '../backtest/walk-forward/run-walk-forward';
 import { parseWalkForward } from '../backtest/walk-forward/windows';
@@ -12,7 +13,7 @@ import type { BacktestRequest } from './backtest-request';
  * --allow-strategy-errors), or when no fold could be tested.
  */
 export async function runWalkForwardCommand(
-  request: BacktestRequest, setup: SweepSetup, grid: Readonly<Record<string, unknown>>, o: { rankBy: string; workers: number | undefined; windows: string },
+  request: BacktestRequest, setup: SweepSetup, grid: Readonly<Record<string, unknown>>, o: { rankBy: string; workers: number | undefined; windows: string; pool?: SweepPool | undefined },
 ): Promise<boolean> {
   const windows = parseWalkForward(o.windows);
   const data = await loadBacktestData(request.data, { from: request.from, to: request.to });
@@ -25,7 +26,7 @@ export async function runWalkForwardCommand(
   };
   const result = await runWalkForward({
     setup, grid, rankBy: o.rankBy, windows, strategy: { interval: strategy.interval, warmup: strategy.warmup },
-    dataInterval: data.dataInterval, first, end, workers: o.workers, onProgress: progress,
+    dataInterval: data.dataInterval, first, end, workers: o.workers, pool: o.pool, onProgress: progress,
   });
   const files = await writeWalkForward(request.out, setup, grid, result, data.dataInterval);
   process.stdout.write(formatFolds(result));

@@ -21,6 +21,8 @@ const COMMANDS: readonly { readonly names: readonly string[]; readonly load: () 
   { names: ['orders'], load: () => (require('./orders-command') as typeof import('./orders-command')).registerOrdersCommand },
   { names: ['pause', 'resume', 'reduce-only'], load: () => (require('./trading-state-command') as typeof import('./trading-state-command')).registerTradingStateCommands },
   { names: ['status'], load: () => (require('./status-command') as typeof import('./status-command')).registerStatusCommand },
+  { names: ['worker'], load: () => (require('./worker-command') as typeof import('./worker-command')).registerWorkerCommand },
+  { names: ['sweep'], load: () => (require('./sweep-command') as typeof import('./sweep-command')).registerSweepCommand },
   { names: ['sim-exchange'], load: () => (require('./sim-exchange-command') as typeof import('./sim-exchange-command')).registerSimExchangeCommand },
 ];
 

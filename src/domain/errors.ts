@@ -189,3 +189,12 @@ export class BacktestInputError extends TradebotError {
   override readonly name = 'BacktestInputError';
   readonly code = 'TB_ERR_BACKTEST_INPUT';
 }
+/**
+ * A distributed sweep cannot go on: the queue Redis is not configured or not reachable, a sweep ID is
+ * unknown, or a worker refused a chunk (data or strategy whose content hash differs, another
+ * tradebot version). `context` names the sweep, chunk or field; never the queue URL's password.
+ */
+export class SweepQueueError extends TradebotError {
+  override readonly name = 'SweepQueueError';
+  readonly code = 'TB_ERR_SWEEP_QUEUE';
+}

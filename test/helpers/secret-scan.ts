@@ -30,6 +30,7 @@ export const TEST_SECRETS: readonly string[] = Object.freeze([
   'exec-secret', // test/integration/execution/harness.ts
   'test-secret-6f1d0c8e-never-print', // test/unit/config/credentials.test.ts
   'TOPSECRET-7f3a9c', // test/unit/log/logger.test.ts
+  'queue-pw-7c1f0e9a-never-print', // test/integration/backtest/queue-sweep.test.ts (the queue Redis URL's password)
 ]);
 
 export type FindingKind = 'test_secret' | 'signature' | 'hex_secret' | 'signed_payload';

@@ -9,7 +9,10 @@ import type { FromWorker, SweepJob, SweepRunResult, SweepSetup } from './sweep-t
 
 /** Runs sweep jobs on worker threads that load the data once and stay up for every batch (walk-forward folds). */
 export interface SweepPool {
-  /** Runs the jobs (spread over the workers, each takes the next when free); results in the order of `jobs`. */
+  /**
+   * Runs the jobs (spread over the workers, each takes the next when free); results in the order of
+   * `jobs`. Several calls may be in flight at once: their runs share one queue, oldest first.
+   */
   run(jobs: readonly SweepJob[], onResult?: (r: SweepRunResult, done: number, total: number) => void): Promise<SweepRunResult[]>;
   close(): Promise<void>;
   readonly workers: number;
@@ -28,36 +31,52 @@ export async function openSweepPool(setup: SweepSetup, workers = availableParall
     throw new BacktestInputError(`sweep workers need the compiled code (${file}); run "npm run build" and use dist/src/main.js, or --workers 0`, { field: 'workers' });
   }
   const threads = await Promise.all(Array.from({ length: workers }, () => startWorker(file, setup)));
+  // One queue of runs in front of the threads, so several callers may run batches at once (the queue
+  // worker runs one batch per chunk it holds); a free thread takes the oldest waiting run.
+  const waiting: Task[] = [];
+  const idle = [...threads];
+  let broken: Error | undefined;
+  const dispatch = (): void => {
+    while (idle.length > 0 && waiting.length > 0) {
+      const t = idle.shift() as Thread;
+      const task = waiting.shift() as Task;
+      t.run(task.job).then((r) => {
+        idle.push(t);
+        task.resolve(r);
+        dispatch();
+      }, (err: Error) => {
+        // A dead thread fails the pool, as before: every waiting run is refused, none is left hanging.
+        broken ??= err;
+        task.reject(err);
+        for (const w of waiting.splice(0)) w.reject(err);
+      });
+    }
+  };
   return {
     workers,
     run: (jobs, onResult) => {
-      const results: SweepRunResult[] = new Array(jobs.length);
-      const position = new Map(jobs.map((j, i) => [j.index, i]));
-      let next = 0;
+      if (broken !== undefined) return Promise.reject(broken);
       let done = 0;
-      return new Promise((resolve, reject) => {
-        if (jobs.length === 0) {
-          resolve(results);
-          return;
-        }
-        const feed = (t: Thread): void => {
-          const job = jobs[next++];
-          if (job === undefined) return;
-          t.run(job).then((r) => {
-            results[position.get(r.index) as number] = r;
-            done++;
-            onResult?.(r, done, jobs.length);
-            if (done === jobs.length) resolve(results);
-            else feed(t);
-          }, reject);
-        };
-        for (const t of threads) feed(t);
-      });
+      const runs = jobs.map((job) => new Promise<SweepRunResult>((resolve, reject) => {
+        waiting.push({ job, resolve, reject });
+      }).then((r) => {
+        done++;
+        onResult?.(r, done, jobs.length);
+        return r;
+      }));
+      dispatch();
+      return Promise.all(runs);
     },
     close: async () => {
       await Promise.all(threads.map((t) => t.stop()));
     },
   };
+}
+
+interface Task {
+  readonly job: SweepJob;
+  resolve(r: SweepRunResult): void;
+  reject(e: Error): void;
 }
 
 interface Thread {

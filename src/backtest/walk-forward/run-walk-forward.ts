@@ -3,7 +3,7 @@ import { intervalSeconds, type Interval } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { expandGrid } from '../sweep/grid';
 import { rankResults } from '../sweep/run-sweep';
-import { openSweepPool } from '../sweep/sweep-pool';
+import { openSweepPool, type SweepPool } from '../sweep/sweep-pool';
 import type { SweepJob, SweepRunResult, SweepSetup } from '../sweep/sweep-types';
 import { stitchEquity, type StitchedEquity } from './stitch';
 import { walkForwardFolds, type Fold, type WalkForwardWindows } from './windows';
@@ -20,6 +20,8 @@ export interface WalkForwardInput {
   readonly first: number;
   readonly end: number;
   readonly workers?: number | undefined;
+  /** Where the runs go instead of this machine's threads (the queue, `--queue`); the caller closes it. */
+  readonly pool?: SweepPool | undefined;
   readonly onProgress?: ((phase: 'train' | 'test', done: number, total: number) => void) | undefined;
 }
 
@@ -58,7 +60,7 @@ export async function runWalkForward(input: WalkForwardInput): Promise<WalkForwa
   const folds = walkForwardFolds(input.first, input.end, input.strategy.interval, input.windows);
   const warmSeconds = input.strategy.warmup * intervalSeconds(input.strategy.interval);
   const window = (from: number, to: number): Pick<SweepJob, 'from' | 'to' | 'tradeFrom'> => ({ from: from - warmSeconds, to, tradeFrom: from });
-  const pool = await openSweepPool(input.setup, Math.min(input.workers ?? availableParallelism(), folds.length * combos.length));
+  const pool = input.pool ?? await openSweepPool(input.setup, Math.min(input.workers ?? availableParallelism(), folds.length * combos.length));
   try {
     const trainJobs = folds.flatMap((f) => combos.map((params, i) => ({ index: f.index * combos.length + i, params, ...window(f.trainFrom, f.trainTo) })));
     const train = await pool.run(trainJobs, (_r, done, total) => input.onProgress?.('train', done, total));
@@ -73,7 +75,7 @@ export async function runWalkForward(input: WalkForwardInput): Promise<WalkForwa
     const segments = results.flatMap((r) => (r.test?.equity === undefined ? [] : [r.test.equity.map(([time, equity]) => ({ time, equity: new Decimal(equity) }))]));
     return { windows: input.windows, rankBy: input.rankBy, folds: results, stitched: stitchEquity(segments, input.dataInterval), workers: pool.workers };
   } finally {
-    await pool.close();
+    if (input.pool === undefined) await pool.close();
   }
 }
 

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+
+const root = join(__dirname, '../../..');
+const read = (p: string) => readFileSync(join(root, p), 'utf8');
+const yamlDoc = <T>(p: string) => parse(read(p)) as T;
+type Obj = Record<string, any>;
+
+/**
+ * Peak RSS of `tradebot worker --concurrency 2` running a 16-run sweep of sma-cross over a month of
+ * 1-minute candles (one market), /usr/bin/time -v on a busy shared machine
+ * (docs/distributed-sweeps.md "Sizing"). With --concurrency 1 it was 183 MiB.
+ */
+const MEASURED_WORKER_RSS_MIB = { max: 263, threads: 2 };
+
+function mebibytes(q: string): number {
+  const m = /^(\d+)(Mi|Gi)$/.exec(q);
+  if (m === null) throw new Error(`memory quantity ${q}: use Mi or Gi`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+}
+const flag = (args: readonly string[], name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args[i + 1];
+};
+
+describe('distributed sweep manifests', () => {
+  const files = ['sweep-worker-deployment', 'queue-redis-statefulset', 'queue-redis-service', 'queue-secret.example'];
+  const worker = yamlDoc<Obj>('deploy/k8s/sweep-worker-deployment.yaml');
+  const redis = yamlDoc<Obj>('deploy/k8s/queue-redis-statefulset.yaml');
+  const redisService = yamlDoc<Obj>('deploy/k8s/queue-redis-service.yaml');
+  const secret = yamlDoc<Obj>('deploy/k8s/queue-secret.example.yaml');
+  const daemon = yamlDoc<Obj>('deploy/k8s/deployment.yaml');
+  const pod = worker['spec']['template']['spec'];
+  const [container] = pod['containers'] as Obj[];
+  if (container === undefined) throw new Error('no container');
+  const args = container['args'] as string[];
+
+  it('every file is a single well-formed document of the expected kind', () => {
+    for (const f of files) {
+      const docs = parseAllDocuments(read(`deploy/k8s/${f}.yaml`));
+      expect([f, docs.length, docs[0]?.errors]).toEqual([f, 1, []]);
+    }
+    expect([worker['kind'], redis['kind'], redisService['kind'], secret['kind']]).toEqual(['Deployment', 'StatefulSet', 'Service', 'Secret']);
+  });
+
+  it('workers select their own pods and never the daemon\'s (nor does the daemon select theirs)', () => {
+    const labels = worker['spec']['template']['metadata']['labels'];
+    expect(labels).toMatchObject(worker['spec']['selector']['matchLabels']);
+    expect(daemon['spec']['template']['metadata']['labels']).not.toMatchObject(worker['spec']['selector']['matchLabels']);
+    expect(labels).not.toMatchObject(daemon['spec']['selector']['matchLabels']);
+    expect(redis['spec']['template']['metadata']['labels']).toMatchObject(redisService['spec']['selector']);
+    expect(redisService['metadata']['name']).toBe(redis['spec']['serviceName']);
+  });
+
+  it('runs `tradebot worker` with --concurrency equal to its CPU request (Node sees the node\'s cores, not the pod\'s)', () => {
+    expect(args.slice(0, 3)).toEqual(['node', 'dist/src/main.js', 'worker']);
+    expect(Number(flag(args, '--concurrency'))).toBe(Number(container['resources']['requests']['cpu']));
+    expect(flag(args, '--cache-dir')).toBe((container['volumeMounts'] as Obj[]).find((m) => m['name'] === 'data-cache')?.['mountPath']);
+  });
+
+  it('gives running chunks their drain time before Kubernetes kills the pod', () => {
+    expect(pod['terminationGracePeriodSeconds']).toBeGreaterThan(Number(flag(args, '--drain-seconds')));
+  });
+
+  it('sets memory from the measured worker RSS (request above the peak, limit with headroom, pm2 restarts at the same limit)', () => {
+    const r = container['resources'];
+    for (const k of ['requests', 'limits']) expect([k, r[k]?.['cpu'] !== undefined, r[k]?.['memory'] !== undefined]).toEqual([k, true, true]);
+    expect(Number(r['requests']['cpu'])).toBe(MEASURED_WORKER_RSS_MIB.threads);
+    const request = mebibytes(r['requests']['memory']);
+    const limit = mebibytes(r['limits']['memory']);
+    expect(request).toBeGreaterThanOrEqual(MEASURED_WORKER_RSS_MIB.max * 1.2);
+    expect(limit).toBeGreaterThanOrEqual(request * 1.5);
+    const { apps } = require(join(root, 'ecosystem.sweep-worker.config.js')) as { apps: Obj[] };
+    const app = apps.find((a) => a['name'] === 'tradebot-sweep-worker');
+    expect(app?.['max_memory_restart']).toBe(`${limit}M`);
+    expect((app?.['args'] as string[])[0]).toBe('worker');
+    // The daemon's process file starts the daemon alone.
+    expect((require(join(root, 'ecosystem.config.js')) as { apps: Obj[] }).apps.map((a) => a['name'])).toEqual(['tradebot']);
+    expect(app?.['kill_timeout']).toBeGreaterThan(Number(flag(app?.['args'] as string[], '--drain-seconds')) * 1000);
+  });
+
+  it('runs non-root, read-only, without privilege escalation or capabilities (workers and queue Redis)', () => {
+    for (const p of [pod, redis['spec']['template']['spec']]) {
+      const sc = (p['containers'] as Obj[])[0]?.['securityContext'];
+      expect(p['securityContext']['runAsNonRoot'] === true || sc['runAsNonRoot'] === true).toBe(true);
+      expect(p['securityContext']['runAsUser']).toBeGreaterThan(0);
+      expect(sc).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(p['automountServiceAccountToken']).toBe(false);
+    }
+  });
+
+  it('the queue Redis never evicts, keeps an AOF on a volume, and takes its password from the Secret', () => {
+    const [r] = redis['spec']['template']['spec']['containers'] as Obj[];
+    const a = r?.['args'] as string[];
+    expect(flag(a, '--maxmemory-policy')).toBe('noeviction');
+    expect(flag(a, '--appendonly')).toBe('yes');
+    expect(flag(a, '--appendfsync')).toBe('everysec');
+    expect(flag(a, '--dir')).toBe((r?.['volumeMounts'] as Obj[]).find((m) => m['name'] === 'data')?.['mountPath']);
+    expect((redis['spec']['volumeClaimTemplates'] as Obj[])[0]?.['metadata']['name']).toBe('data');
+    expect(flag(a, '--requirepass')).toBe('$(QUEUE_REDIS_PASSWORD)');
+    // maxmemory below the container limit: room for the AOF rewrite and client buffers.
+    expect(Number(/^(\d+)mb$/.exec(flag(a, '--maxmemory') ?? '')?.[1])).toBeLessThan(mebibytes(r?.['resources']['limits']['memory']));
+  });
+
+  it('takes the queue URL and password from the Secret, never inline', () => {
+    const env = Object.fromEntries((container['env'] as Obj[]).map((e) => [e['name'], e]));
+    expect(env['TRADEBOT_QUEUE_REDIS_URL']?.['value']).toBeUndefined();
+    expect(env['TRADEBOT_QUEUE_REDIS_URL']?.['valueFrom']?.['secretKeyRef']).toEqual({ name: secret['metadata']['name'], key: 'TRADEBOT_QUEUE_REDIS_URL' });
+    const [r] = redis['spec']['template']['spec']['containers'] as Obj[];
+    expect((r?.['env'] as Obj[])[0]?.['valueFrom']?.['secretKeyRef']).toEqual({ name: secret['metadata']['name'], key: 'QUEUE_REDIS_PASSWORD' });
+    for (const v of Object.values(secret['stringData'] as Record<string, string>)) expect(v).toMatch(/^<.*>$/);
+    // The worker needs no inbound traffic and no trading credentials.
+    expect(container['ports']).toBeUndefined();
+    expect(Object.keys(env)).not.toEqual(expect.arrayContaining(['TRADEBOT_API_KEY']));
+  });
+});
