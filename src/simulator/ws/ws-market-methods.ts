@@ -1,4 +1,4 @@
-import { type Interval } from '../../domain/candle';
+import { candleOpenTime, type Interval } from '../../domain/candle';
 import { buildKlines, type WireKline } from '../market/klines';
 import { arity, intParam, marketList, marketParam, noParams, type WsMethod, type WsMethodContext } from './ws-method';
 import { invalidArgument, SUCCESS } from './ws-protocol';
@@ -27,13 +27,15 @@ function intervalParam(value: unknown): Interval {
 /** A kline row with its market appended: the 8-element candle tuple of kline.yaml `Candle`. */
 export type WsCandle = [...WireKline, string];
 
-/** The candle holding the market clock (the latest one, when the data has a gap there). */
+/** The candle holding the market clock; none while the data has a gap there (nothing is pushed then). */
 export function currentCandle(ctx: Pick<WsMethodContext, 'engine' | 'feed' | 'marketClock'>, market: string, intervalSeconds: number): WsCandle | undefined {
   const info = ctx.engine.market(market);
   const source = ctx.feed.source(market);
   const interval = WS_INTERVALS.get(intervalSeconds);
   if (info === undefined || source === undefined || interval === undefined) return undefined;
-  const row = buildKlines(source, info, ctx.marketClock.nowMs() / 1000, { interval, limit: 1 })[0];
+  const now = ctx.marketClock.nowMs() / 1000;
+  // From the current candle's open: only its own 1m rows are read on each tick (not a default period).
+  const row = buildKlines(source, info, now, { interval, start: candleOpenTime(interval, Math.floor(now)), limit: 1 })[0];
   return row === undefined ? undefined : [...row, market];
 }
 
