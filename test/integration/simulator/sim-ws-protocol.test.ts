@@ -93,12 +93,17 @@ describe('framing and service methods', () => {
 
 describe('idle drop', () => {
   test('a connection that sends nothing is dropped after the idle time; messages keep it open', async () => {
-    await start({ idleTimeoutMs: 1500 });
+    await start({ idleTimeoutMs: 3000 }); // keep-alive every 300 ms: a wide margin on a loaded machine
     const quiet = await connect();
+    const framePinging = await connect(); // transport-level pings are not client messages
     const talking = await connect();
-    const keepAlive = setInterval(() => talking.sendRaw(JSON.stringify({ id: 0, method: 'ping', params: [] })), 300);
+    const keepAlive = setInterval(() => {
+      talking.sendRaw(JSON.stringify({ id: 0, method: 'ping', params: [] }));
+      framePinging.socket.ping();
+    }, 300);
     try {
       await quiet.waitClosed(20_000);
+      await framePinging.waitClosed(20_000);
       expect(talking.closed).toBe(false);
     } finally {
       clearInterval(keepAlive);
@@ -109,7 +114,7 @@ describe('idle drop', () => {
 
 describe('tokens and authorize', () => {
   test('a token from profile/websocket_token authorizes; unknown, wrong scope or expired tokens get code 1', async () => {
-    await start({ tokenTtlMs: 1500 });
+    await start({ tokenTtlMs: 5000 });
     const c = await connect();
     const t = await token();
     expect(t).toMatch(/^sim-ws-[0-9a-f]{32}$/);
@@ -121,7 +126,7 @@ describe('tokens and authorize', () => {
 
     const late = await connect();
     const old = await token();
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 5500));
     expect(await late.call('authorize', [old, 'public'])).toMatchObject({ result: null, error: { code: 1, message: 'invalid argument' } });
     expect(await late.call('balanceSpot_request', [])).toMatchObject({ error: { code: 6 } });
   });
