@@ -27,6 +27,8 @@ import { DEFAULT_WS_TOKEN_TTL_MS, WsTokens } from './ws/ws-tokens';
  *     markets: [{ name: 'BTC_USDT', csvPath: 'config/data/btc_usdt-1m-sample.csv' }], speed: 0 });
  *   sim.advanceBy(60);            // one market minute: the closed candle is applied to resting orders
  *   sim.faults.enqueue('lostAnswer', { endpoint: 'stopLimit' });
+ *   sim.wsUrl;                    // ws://127.0.0.1:<port>/ws, the WebSocket API (ws/sim-ws-server.ts)
+ *   sim.wsFaults.dropAll();       // WebSocket faults: dropAll, silent, pushDelayMs, duplicatePushes
  *   await sim.close();
  */
 export interface SimMarketOptions {
