@@ -8,7 +8,7 @@ import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { SIM_REGIONS, type SimRegion } from '../simulator/server/region';
 import type { FaultSettings } from '../simulator/server/faults';
 import {
-  startSimulatedExchange, type SimMarketOptions, type SimulatedExchangeOptions,
+  startSimulatedExchange, type SimMarketOptions, type SimulatedExchangeOptions, type SimWsOptions,
 } from '../simulator/start-simulated-exchange';
 
 type NumericFault = Exclude<keyof FaultSettings, 'endpoints'>;
@@ -38,11 +38,19 @@ interface SimExchangeOptions {
   unknownFields: string;
   ocoLegIds: string;
   region: string;
+  wsIdleTimeoutMs?: string;
+  wsTokenTtlMs?: string;
+  wsSilent?: boolean;
+  wsPushDelayMs?: string;
+  wsDuplicatePushes?: boolean;
+  wsDropEveryMs?: string;
 }
 
 /**
  * `tradebot sim-exchange`: the simulated exchange as a process. Prints exactly one line
  * `listening on http://127.0.0.1:<port>` when ready; stops cleanly (exit 0) on SIGTERM / SIGINT.
+ * The WebSocket API is on the same port at `/ws` (ws://127.0.0.1:<port>/ws; not printed, to keep
+ * the one line).
  * The secret may come from TRADEBOT_SIM_API_SECRET instead of the command line.
  */
 export function registerSimExchangeCommand(program: Command): void {
@@ -73,6 +81,12 @@ export function registerSimExchangeCommand(program: Command): void {
     .option('--timeout-rate <share>', 'fault: share of requests held, then dropped')
     .option('--timeout-hold-ms <ms>', 'fault: how long a held request waits before it is dropped')
     .option('--lost-answer-rate <share>', 'fault: share of requests processed but never answered')
+    .option('--ws-idle-timeout-ms <ms>', 'WebSocket (at /ws): close a connection after this long without a client message (default 60000, as documented)')
+    .option('--ws-token-ttl-ms <ms>', 'WebSocket: lifetime of a profile/websocket_token token (default 300000)')
+    .option('--ws-silent', 'WebSocket fault: keep connections open but send nothing (no answers, pongs or pushes)')
+    .option('--ws-push-delay-ms <ms>', 'WebSocket fault: send every push this much later')
+    .option('--ws-duplicate-pushes', 'WebSocket fault: send every push twice')
+    .option('--ws-drop-every-ms <ms>', 'WebSocket fault: close every connection every this many ms')
     .action(async (opts: SimExchangeOptions) => {
       const sim = await startSimulatedExchange(parseSimOptions(opts, process.env));
       process.stdout.write(`listening on ${sim.url}\n`);
@@ -138,6 +152,30 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
     seed: number(opts.seed, 'seed', 2 ** 32),
     ...(opts.rateLimits ? {} : { rateLimits: false as const }),
     faults,
+    ws: wsOptions(opts),
+  };
+}
+
+function wsOptions(opts: SimExchangeOptions): SimWsOptions {
+  const ms = (value: string | undefined, flag: string, min = 0): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = number(value, flag, 86_400_000);
+    if (n < min) throw new ConfigError(`--${flag}: "${value}" must be at least ${min}`, { path: flag });
+    return n;
+  };
+  const idleTimeoutMs = ms(opts.wsIdleTimeoutMs, 'ws-idle-timeout-ms', 1);
+  const tokenTtlMs = ms(opts.wsTokenTtlMs, 'ws-token-ttl-ms', 1);
+  const pushDelayMs = ms(opts.wsPushDelayMs, 'ws-push-delay-ms');
+  const dropEveryMs = ms(opts.wsDropEveryMs, 'ws-drop-every-ms');
+  return {
+    ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+    ...(tokenTtlMs === undefined ? {} : { tokenTtlMs }),
+    faults: {
+      ...(opts.wsSilent === true ? { silent: true } : {}),
+      ...(opts.wsDuplicatePushes === true ? { duplicatePushes: true } : {}),
+      ...(pushDelayMs === undefined ? {} : { pushDelayMs }),
+      ...(dropEveryMs === undefined ? {} : { dropEveryMs }),
+    },
   };
 }
 

@@ -14,6 +14,10 @@ import { Faults, type FaultSettings } from './server/faults';
 import type { SimRegion } from './server/region';
 import { SimHttpServer } from './server/sim-http-server';
 import { simMarketInfo } from './sim-markets';
+import { DEFAULT_WS_IDLE_TIMEOUT_MS, SimWsServer, WS_PATH } from './ws/sim-ws-server';
+import { WsFaults, type WsFaultSettings } from './ws/ws-faults';
+import { DEFAULT_TICK_INTERVALS, type WsTickIntervals } from './ws/ws-ticks';
+import { DEFAULT_WS_TOKEN_TTL_MS, WsTokens } from './ws/ws-tokens';
 
 /**
  * The simulated exchange in-process: paper mode and tests start it with this, the CLI command wraps it.
@@ -22,6 +26,8 @@ import { simMarketInfo } from './sim-markets';
  *     markets: [{ name: 'BTC_USDT', csvPath: 'config/data/btc_usdt-1m-sample.csv' }], speed: 0 });
  *   sim.advanceBy(60);            // one market minute: the closed candle is applied to resting orders
  *   sim.faults.enqueue('lostAnswer', { endpoint: 'stopLimit' });
+ *   sim.wsUrl;                    // ws://127.0.0.1:<port>/ws, the WebSocket API (ws/sim-ws-server.ts)
+ *   sim.wsFaults.dropAll();       // WebSocket faults: dropAll, silent, pushDelayMs, duplicatePushes
  *   await sim.close();
  */
 export interface SimMarketOptions {
@@ -86,10 +92,25 @@ export interface SimulatedExchangeOptions {
   readonly unknownFields?: UnknownFieldPolicy;
   /** `eu` refuses stop-limit, OCO and limit orders with HTTP 453, as the venue's EU region does. Default `global`. */
   readonly region?: SimRegion;
+  /** The WebSocket twin at `/ws` on the same port (docs/simulator.md "WebSocket API"). */
+  readonly ws?: SimWsOptions;
+}
+
+export interface SimWsOptions {
+  /** Close a connection after this long without a client message. Default 60 000, as documented. */
+  readonly idleTimeoutMs?: number;
+  /** Lifetime of a `profile/websocket_token` token. Default 5 minutes (the docs say "short-lived"). */
+  readonly tokenTtlMs?: number;
+  /** WebSocket faults active from the start (all off by default). */
+  readonly faults?: Partial<WsFaultSettings>;
+  /** Push intervals of the periodic channels; default the documented ones (candles 500, lastprice and balances 1000). */
+  readonly tickIntervals?: Partial<WsTickIntervals>;
 }
 
 export interface SimulatedExchange {
   readonly url: string;
+  /** The WebSocket API: `ws://host:port/ws`. */
+  readonly wsUrl: string;
   readonly port: number;
   readonly engine: SimEngine;
   readonly feed: MarketFeed;
@@ -99,6 +120,8 @@ export interface SimulatedExchange {
   advanceBy(seconds: number): EngineEvent[];
   setSpeed(speed: number): void;
   readonly faults: Faults;
+  /** The WebSocket fault switches: silent, pushDelayMs, duplicatePushes, and dropAll(). */
+  readonly wsFaults: WsFaults;
   readonly dialect: DialectName;
   close(): Promise<void>;
 }
@@ -151,10 +174,20 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
   const faults = new Faults(seed);
   if (options.faults !== undefined) faults.configure(options.faults);
   const dialect = options.dialect ?? DEFAULT_DIALECT;
+  const wsTokens = new WsTokens(options.ws?.tokenTtlMs ?? DEFAULT_WS_TOKEN_TTL_MS);
+  const wsFaults = new WsFaults();
+  if (options.ws?.faults !== undefined) wsFaults.configure(options.ws.faults);
   const server = new SimHttpServer({
     engine, feed, marketClock: clock, wallClock, secrets, faults,
     limits: options.rateLimits === false ? undefined : (options.rateLimits ?? LIMITS),
     dialect: DIALECTS[dialect], unknownFields: options.unknownFields ?? 'refuse', region: options.region ?? 'global',
+    wsTokens,
+  });
+  const wsServer = new SimWsServer(server.nodeServer, {
+    engine, feed, marketClock: clock, wallClock, tokens: wsTokens, faults: wsFaults,
+    idleTimeoutMs: options.ws?.idleTimeoutMs ?? DEFAULT_WS_IDLE_TIMEOUT_MS,
+    ticks: { ...DEFAULT_TICK_INTERVALS, ...options.ws?.tickIntervals },
+    syncMarket: () => server.syncMarket(),
   });
   const host = options.host ?? '127.0.0.1';
   const port = await server.listen(options.port ?? 0, host);
@@ -164,6 +197,7 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
 
   return {
     url: `http://${host}:${port}`,
+    wsUrl: `ws://${host}:${port}${WS_PATH}`,
     port,
     engine,
     feed,
@@ -180,9 +214,11 @@ export async function startSimulatedExchange(options: SimulatedExchangeOptions =
       clock.setSpeed(speed);
     },
     faults,
+    wsFaults,
     dialect,
     async close() {
       clearInterval(ticker);
+      await wsServer.close();
       await server.close();
     },
   };

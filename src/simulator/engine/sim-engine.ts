@@ -88,6 +88,7 @@ export class SimEngine {
   private readonly book: OrderBook;
   private readonly killSwitches = new KillSwitchTimers();
   private readonly events = new EngineEvents();
+  private readonly placedListeners: ((order: SimOrder) => void)[] = [];
   private readonly execution: OrderExecution;
   private readonly walk: CandleWalk;
   private nextOrderId = 1;
@@ -146,6 +147,15 @@ export class SimEngine {
   /** Called for every event as it happens (in addition to the arrays returned by applyCandle/processTimers). */
   onEvent(listener: (event: EngineEvent) => void): void {
     this.events.on(listener);
+  }
+
+  /**
+   * Called when an order is created, before anything happens to it (an immediate fill or trigger follows
+   * as ordinary events). Not an EngineEvent: the backtester and logs react to outcomes only; the
+   * WebSocket twin needs the creation to number its order events as the venue does.
+   */
+  onOrderPlaced(listener: (order: SimOrder) => void): void {
+    this.placedListeners.push(listener);
   }
 
   // ---- the market moves -------------------------------------------------------------------------
@@ -418,6 +428,7 @@ export class SimEngine {
       ocoId: oco?.id, ...(oco === undefined ? {} : { ocoClientOrderId: oco.clientOrderId }),
     };
     this.book.add(order);
+    for (const listener of this.placedListeners) listener(order);
     return order;
   }
 

@@ -21,6 +21,8 @@ export interface PrivateContext {
   /** Market clock, Unix seconds. */
   readonly now: number;
   readonly shapes: ShapeTable;
+  /** Issues a token the WebSocket `authorize` accepts (ws/ws-tokens.ts). */
+  readonly issueWebsocketToken: (apiKey: string) => string;
 }
 
 /** A non-200 answer a handler returns instead of throwing (e.g. code 30 with its own field errors). */
@@ -93,7 +95,7 @@ export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'pi
     const token = `${body}.${createHash('sha256').update(body).digest('base64url')}`;
     return writeShape('jwt', shapes.jwt, { data: writeShape('jwtData', shapes.jwtData, { token, expiresAt }) });
   },
-  websocketToken: ({ apiKey, shapes }) => writeShape('websocketToken', shapes.websocketToken, { websocketToken: `sim-ws-${keyTag(apiKey)}` }),
+  websocketToken: ({ apiKey, shapes, issueWebsocketToken }) => writeShape('websocketToken', shapes.websocketToken, { websocketToken: issueWebsocketToken(apiKey) }),
 
   activeOrders: ({ engine, apiKey, params, shapes }) => {
     const filter: { market?: string; orderId?: number; clientOrderId?: string } = {};

@@ -17,6 +17,7 @@ import { PUBLIC_HANDLERS, v1Envelope, type PublicAnswer, type PublicEndpointId }
 import { RateGate } from './rate-gate';
 import { regionRefusal, type SimRegion } from './region';
 import { SIM_CLOCK_PATH, simClockAnswer } from './sim-clock-endpoint';
+import type { WsTokens } from '../ws/ws-tokens';
 
 export interface SimHttpServerDeps {
   readonly engine: SimEngine;
@@ -35,6 +36,8 @@ export interface SimHttpServerDeps {
   readonly unknownFields: UnknownFieldPolicy;
   /** `eu` refuses the order types the EU region does not offer with HTTP 453, as documented. */
   readonly region: SimRegion;
+  /** Issues the WebSocket tokens of `profile/websocket_token` (the WebSocket server accepts them). */
+  readonly wsTokens: WsTokens;
 }
 
 const MAX_BODY = 1 << 20;
@@ -77,6 +80,11 @@ export class SimHttpServer {
       });
     });
     this.server.keepAliveTimeout = 30_000;
+  }
+
+  /** The node server, for the WebSocket twin to take upgrades on the same port. */
+  get nodeServer(): Server {
+    return this.server;
   }
 
   async listen(port: number, host = '127.0.0.1'): Promise<number> {
@@ -190,7 +198,8 @@ export class SimHttpServer {
     if (refused !== undefined) return refused;
     const handler = PRIVATE_HANDLERS[route.id as keyof typeof PRIVATE_HANDLERS];
     try {
-      const result = handler({ engine: this.deps.engine, apiKey: auth.apiKey, params: checked.value, now: this.deps.engine.now(), shapes: this.deps.dialect.shapes });
+      const result = handler({ engine: this.deps.engine, apiKey: auth.apiKey, params: checked.value, now: this.deps.engine.now(), shapes: this.deps.dialect.shapes,
+        issueWebsocketToken: (apiKey) => this.deps.wsTokens.issue(apiKey, wallNowMs) });
       return result instanceof PrivateAnswer ? [result.status, result.body] : [200, result];
     } catch (error) {
       if (error instanceof ExchangeRejectedError) {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { WsTestClient } from '../../helpers/ws-test-client';
 
 // Needs `npm run build` first (npm test does it): runs the real CLI entry point.
 const ROOT = join(__dirname, '..', '..', '..');
@@ -31,10 +32,15 @@ test('tradebot sim-exchange: one "listening on" line, answers ping, exits 0 on S
   const kline = await (await fetch(`${url}/api/v1/public/kline?market=BTC_USDT&interval=1m`)).json() as { success: boolean };
   expect(kline.success).toBe(true);
 
+  // The WebSocket API on the same port at /ws; a connection still open at SIGTERM does not hold the exit.
+  const ws = await WsTestClient.connect(`${url.replace('http://', 'ws://')}/ws`);
+  expect(await ws.call('ping')).toEqual({ id: 1, result: 'pong', error: null });
+
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   const [code] = await exited;
   expect(code).toBe(0);
   expect(output).toEqual([line]);
   expect(stderr).toBe('');
-}, 15_000);
+  await ws.waitClosed();
+}, 30_000);

@@ -24,3 +24,20 @@ describe('sim-exchange: collateral funding and fill model flags', () => {
     expect(parseSimOptions({ ...base, ocoLegIds: 'echo' }, {}).ocoLegIds).toBe('echo');
   });
 });
+
+describe('sim-exchange: WebSocket flags', () => {
+  test('defaults: no WebSocket fault, documented timings left to the simulator', () => {
+    expect(parseSimOptions(base, {}).ws).toEqual({ faults: {} });
+  });
+
+  test('each flag reaches the WebSocket options; bad values are refused naming the flag', () => {
+    const opts = parseSimOptions({
+      ...base, wsIdleTimeoutMs: '5000', wsTokenTtlMs: '1000', wsSilent: true, wsPushDelayMs: '250', wsDuplicatePushes: true, wsDropEveryMs: '30000',
+    }, {});
+    expect(opts.ws).toEqual({
+      idleTimeoutMs: 5000, tokenTtlMs: 1000, faults: { silent: true, duplicatePushes: true, pushDelayMs: 250, dropEveryMs: 30_000 },
+    });
+    expect(() => parseSimOptions({ ...base, wsPushDelayMs: 'soon' }, {})).toThrow(/--ws-push-delay-ms/);
+    expect(() => parseSimOptions({ ...base, wsIdleTimeoutMs: '0' }, {})).toThrow(new ConfigError('--ws-idle-timeout-ms: "0" must be at least 1'));
+  });
+});
