@@ -35,6 +35,11 @@ export interface InProcessExchangeOptions {
   readonly dialect?: DialectName | undefined;
 }
 
+/** No WebSocket server runs in this process: a token would open nothing. */
+function noWebSocket(): never {
+  throw new Error('the in-process exchange serves no WebSocket API (use the HTTP simulator)');
+}
+
 /** Drops undefined values, as the HTTP client does before the request rules see the parameters. */
 function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -173,7 +178,7 @@ export class InProcessExchange implements ExchangeClient {
     const handler = PRIVATE_HANDLERS[endpoint as keyof typeof PRIVATE_HANDLERS];
     const engine = this.o.engine;
     try {
-      const result = handler({ engine, apiKey: this.o.apiKey, params, now: engine.now(), shapes: this.dialect.shapes });
+      const result = handler({ engine, apiKey: this.o.apiKey, params, now: engine.now(), shapes: this.dialect.shapes, issueWebsocketToken: noWebSocket });
       return result instanceof PrivateAnswer ? [result.status, result.body] : [200, result];
     } catch (error) {
       // The refusal as the HTTP server words it (sim-http-server.ts), so it maps to the same error.
