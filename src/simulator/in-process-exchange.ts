@@ -16,7 +16,10 @@ import { DIALECTS } from '../exchange/wire/dialects';
 import { requestCodec, type RequestCodec } from '../exchange/wire/request-codec';
 import type { SimEngine } from './engine/sim-engine';
 import type { MarketFeed } from './market/market-feed';
-import { PRIVATE_HANDLERS, PrivateAnswer } from './server/private-handlers';
+import { balancesOf, collateralSummaryOf, historyReportOf, ocoReportOf, orderReportOf } from './engine-reports';
+import {
+  activeOrderRows, historyRows, ocoInput, ocoRows, orderRef, PRIVATE_HANDLERS, PrivateAnswer, stopLimitInput,
+} from './server/private-handlers';
 import { PUBLIC_HANDLERS, type PublicEndpointId } from './server/public-handlers';
 
 export interface InProcessExchangeOptions {
@@ -35,9 +38,9 @@ export interface InProcessExchangeOptions {
   readonly dialect?: DialectName | undefined;
 }
 
-/** No WebSocket server runs in this process: a token would open nothing. */
-function noWebSocket(): never {
-  throw new Error('the in-process exchange serves no WebSocket API (use the HTTP simulator)');
+/** No WebSocket server runs in this process: the token is well formed and opens nothing. */
+function noWebSocket(): string {
+  return 'sim-ws-in-process';
 }
 
 /** Drops undefined values, as the HTTP client does before the request rules see the parameters. */
@@ -58,14 +61,14 @@ function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> 
  */
 export class InProcessExchange implements ExchangeClient {
   private readonly dialect: Dialect;
-  private readonly answers: AnswerSchemas;
+  /** Built on the first call that needs them (a backtest makes none: its calls take the direct path). */
+  private answers: AnswerSchemas | undefined;
   private readonly codec: RequestCodec;
   private readonly wallClock: Clock;
   private lastSyncMs = Number.NaN;
 
   constructor(private readonly o: InProcessExchangeOptions) {
     this.dialect = DIALECTS[o.dialect ?? DEFAULT_DIALECT];
-    this.answers = answersOf(this.dialect);
     this.codec = requestCodec(this.dialect);
     this.wallClock = o.wallClock ?? new SystemClock();
   }
@@ -83,7 +86,7 @@ export class InProcessExchange implements ExchangeClient {
     return this.call('kline', defined({ market: r.market, interval: r.interval, start: r.start, end: r.end, limit: r.limit }));
   }
   fetchTradingBalances(ticker?: string): Promise<Balances> {
-    return this.call('tradeBalance', defined({ ticker }));
+    return this.direct('tradeBalance', (engine, apiKey) => balancesOf(engine.tradingBalances(apiKey), ticker));
   }
   fetchMainBalances(): Promise<Readonly<Record<string, Decimal>>> {
     return this.call('mainBalance', {});
@@ -92,39 +95,49 @@ export class InProcessExchange implements ExchangeClient {
     return this.call('collateralBalance', defined({ ticker }));
   }
   fetchCollateralBalanceSummary(ticker?: string): Promise<Readonly<Record<string, CollateralAssetBalance>>> {
-    return this.call('collateralBalanceSummary', defined({ ticker }));
+    return this.direct('collateralBalanceSummary', (engine, apiKey) => collateralSummaryOf(engine.collateralBalances(apiKey), ticker));
   }
   transferBetweenBalances(r: TransferRequest): Promise<void> {
     return this.call('transfer', { ticker: r.ticker, amount: String(r.amount), from: r.from, to: r.to });
   }
   placeStopLimit(r: PlaceStopLimitRequest): Promise<OrderReport> {
-    return this.call('stopLimit', defined({
+    const params = defined({
       market: r.market, side: r.side, amount: r.amount, price: r.price, activationPrice: r.activationPrice, clientOrderId: r.clientOrderId,
-    }));
+    });
+    return this.direct('stopLimit', (engine, apiKey) => orderReportOf(engine.placeStopLimit(apiKey, stopLimitInput(params))));
   }
   placeOco(r: PlaceOcoRequest): Promise<OcoReport> {
-    return this.call('collateralOco', defined({
+    const params = defined({
       market: r.market, side: r.side, amount: r.amount, price: r.price, activationPrice: r.activationPrice,
       stopLimitPrice: r.stopLimitPrice, clientOrderId: r.clientOrderId,
-    }));
+    });
+    return this.direct('collateralOco', (engine, apiKey) => ocoReportOf(engine.placeOco(apiKey, ocoInput(params))));
   }
   cancelOrder(ref: OrderRef): Promise<OrderReport> {
-    return this.call('cancelOrder', defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId }));
+    const params = defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId });
+    return this.direct('cancelOrder', (engine, apiKey) => orderReportOf(engine.cancelOrder(apiKey, String(params['market']), orderRef(params))));
   }
   cancelOco(ref: OrderRef): Promise<OcoReport> {
-    return this.call('cancelOco', defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId }));
+    const params = defined({ market: ref.market, orderId: ref.orderId, clientOrderId: ref.clientOrderId });
+    return this.direct('cancelOco', (engine, apiKey) => ocoReportOf(engine.cancelOco(apiKey, String(params['market']), orderRef(params))));
   }
   fetchActiveOrders(q: ActiveOrdersQuery = {}): Promise<OrderReport[]> {
-    return this.call('activeOrders', defined({ market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, limit: q.limit, offset: q.offset }));
+    const params = defined({ market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, limit: q.limit, offset: q.offset });
+    return this.direct('activeOrders', (engine, apiKey) => activeOrderRows(engine, apiKey, params).map(orderReportOf));
   }
   fetchActiveOcoOrders(q: { readonly market: MarketName } & PageQuery): Promise<OcoReport[]> {
-    return this.call('ocoList', defined({ market: q.market, limit: q.limit, offset: q.offset }));
+    const params = defined({ market: q.market, limit: q.limit, offset: q.offset });
+    return this.direct('ocoList', (engine, apiKey) => ocoRows(engine, apiKey, params).map(ocoReportOf));
   }
   fetchOrderHistory(q: HistoryQuery = {}): Promise<HistoryOrderReport[]> {
-    return this.call('orderHistory', defined({
+    const params = defined({
       market: q.market, orderId: q.orderId, clientOrderId: q.clientOrderId, status: q.status,
       startDate: q.startDate, endDate: q.endDate, limit: q.limit, offset: q.offset,
-    }));
+    });
+    return this.direct('orderHistory', (engine, apiKey) => {
+      const rows = historyRows(engine, apiKey, params);
+      return rows instanceof PrivateAnswer ? rows : rows.map(historyReportOf);
+    });
   }
   fetchExecutedDeals(q: Omit<HistoryQuery, 'status' | 'orderId'> = {}): Promise<DealReport[]> {
     return this.call('executedDeals', defined({
@@ -150,6 +163,34 @@ export class InProcessExchange implements ExchangeClient {
     return this.call('websocketToken', {});
   }
 
+  /**
+   * The hot calls of a backtest (orders, active lists, history, balances) skip the dialect's JSON and
+   * the zod parse: the engine's objects become reports directly (engine-reports.ts); refusals still go
+   * through the HTTP client's error table, worded as the HTTP server words them.
+   */
+  private direct<T>(endpoint: EndpointId, run: (engine: SimEngine, apiKey: string) => T | PrivateAnswer): Promise<T> {
+    this.sync();
+    try {
+      const result = run(this.o.engine, this.o.apiKey);
+      if (result instanceof PrivateAnswer) return Promise.reject(this.refusal(endpoint, result.status, result.body));
+      return Promise.resolve(result);
+    } catch (error) {
+      if (!(error instanceof ExchangeRejectedError)) return Promise.reject(error);
+      return Promise.reject(this.refusal(endpoint, ...this.worded(endpoint, error)));
+    }
+  }
+
+  private refusal(endpoint: EndpointId, status: number, body: unknown): Error {
+    return classifyAnswer({ endpoint, path: this.dialect.endpoints[endpoint].path, isPrivate: true, status, body });
+  }
+
+  /** A refusal as the HTTP server words it (sim-http-server.ts), so it maps to the same error. */
+  private worded(endpoint: EndpointId, error: ExchangeRejectedError): [number, unknown] {
+    const errors: Record<string, string[]> = {};
+    for (const [field, messages] of Object.entries(error.fieldErrors)) errors[this.codec.wireName(endpoint, field)] = [...messages];
+    return [error.httpStatus ?? 400, { code: error.venueCode ?? 0, message: error.message, errors }];
+  }
+
   /** Runs the endpoint's handler and parses its answer; refusals become the HTTP client's errors. */
   private call<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>): Promise<ResponseOf<E>> {
     try {
@@ -166,6 +207,7 @@ export class InProcessExchange implements ExchangeClient {
     const [status, body] = isPrivate ? this.servePrivate(endpoint, params) : this.servePublic(endpoint, params);
     const venue = { endpoint, path, isPrivate, status, body };
     if (status >= 400 || isErrorShape(venue)) throw classifyAnswer(venue);
+    this.answers ??= answersOf(this.dialect);
     const parsed = this.answers[endpoint].safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -181,11 +223,8 @@ export class InProcessExchange implements ExchangeClient {
       const result = handler({ engine, apiKey: this.o.apiKey, params, now: engine.now(), shapes: this.dialect.shapes, issueWebsocketToken: noWebSocket });
       return result instanceof PrivateAnswer ? [result.status, result.body] : [200, result];
     } catch (error) {
-      // The refusal as the HTTP server words it (sim-http-server.ts), so it maps to the same error.
       if (!(error instanceof ExchangeRejectedError)) throw error;
-      const errors: Record<string, string[]> = {};
-      for (const [field, messages] of Object.entries(error.fieldErrors)) errors[this.codec.wireName(endpoint, field)] = [...messages];
-      return [error.httpStatus ?? 400, { code: error.venueCode ?? 0, message: error.message, errors }];
+      return this.worded(endpoint, error);
     }
   }
 

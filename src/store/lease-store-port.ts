@@ -1,3 +1,4 @@
+import { ConfigError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 
 /**
@@ -39,4 +40,10 @@ export interface LeaseStore {
   release(lease: Lease): Promise<boolean>;
   /** Current holder, if any. */
   holder(strategy: string, market: MarketName): Promise<LeaseHolder | undefined>;
+}
+
+/** The rules both adapters apply to a lease request (a memory store must refuse what Redis refuses). */
+export function checkLease(owner: string, ttlMs: number): void {
+  if (owner.length === 0) throw new ConfigError('lease owner id must not be empty', { path: 'lease.owner' });
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 10) throw new ConfigError(`lease TTL must be an integer >= 10 ms, got ${ttlMs}`, { path: 'lease.ttlMs' });
 }

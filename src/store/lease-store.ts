@@ -1,8 +1,7 @@
 import type Redis from 'ioredis';
-import { ConfigError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 import type { StoreKeys } from './keys';
-import type { Lease, LeaseHolder, LeaseStore } from './lease-store-port';
+import { checkLease, type Lease, type LeaseHolder, type LeaseStore } from './lease-store-port';
 import { withStore } from './redis';
 import { errorForLuaCode, LuaErrorCode, replyCode, storeScripts, type StoreScripts } from './scripts';
 
@@ -63,9 +62,4 @@ export class RedisLeaseStore implements LeaseStore {
     if (owner === undefined || token === undefined || pttl < 0) return undefined;
     return { owner, token: Number(token), remainingMs: pttl };
   }
-}
-
-export function checkLease(owner: string, ttlMs: number): void {
-  if (owner.length === 0) throw new ConfigError('lease owner id must not be empty', { path: 'lease.owner' });
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 10) throw new ConfigError(`lease TTL must be an integer >= 10 ms, got ${ttlMs}`, { path: 'lease.ttlMs' });
 }

@@ -112,6 +112,8 @@ interface Slot {
   lastTime: number;
   /** Set while an async onCandle of this slot runs: later candles queue behind it. */
   pending: Promise<Result> | undefined;
+  /** ctx.position, valued at this candle's close once read (see positionOnRead). */
+  position: { readonly candle: Candle; readonly view: PositionView } | undefined;
   readonly ctx: { -readonly [K in keyof StrategyContext<unknown, unknown>]: StrategyContext<unknown, unknown>[K] };
 }
 
@@ -174,7 +176,7 @@ export class StrategyHost {
         const log = opts.logger?.child?.({ strategy: loaded.name, market }) ?? opts.logger ?? NOOP_LOGGER;
         const slot: Slot = {
           runner, market, ring: new CandleRing(loaded.window), log, state: undefined, initialised: false,
-          lastTime: Number.NEGATIVE_INFINITY, pending: undefined,
+          lastTime: Number.NEGATIVE_INFINITY, pending: undefined, position: undefined,
           ctx: {
             strategy: loaded.name, market, interval: loaded.interval, candle: undefined as unknown as Candle,
             candles: undefined as unknown as CandleRing, indicators, balances: NO_BALANCES, openOrders: NO_ORDERS,
@@ -183,6 +185,7 @@ export class StrategyHost {
           },
         };
         slot.ctx.candles = slot.ring;
+        this.positionOnRead(slot);
         if (!this.routes.has(key)) this.routes.set(key, { market, interval: loaded.interval });
         let byInterval = this.slotsByMarket.get(market);
         if (byInterval === undefined) {
@@ -276,6 +279,24 @@ export class StrategyHost {
     return r;
   }
 
+  /**
+   * `ctx.position` is valued at the candle's close when the strategy first reads it on that candle:
+   * most strategies never read it, and valuing it costs Decimal arithmetic on every candle of a
+   * backtest (bench/RESULTS.md, "One trading kernel"). Between two candles nothing moves it.
+   */
+  private positionOnRead(slot: Slot): void {
+    Object.defineProperty(slot.ctx, 'position', {
+      enumerable: true,
+      get: (): PositionView => {
+        const candle = slot.ctx.candle;
+        if (slot.position?.candle !== candle) {
+          slot.position = { candle, view: this.view.position?.(slot.runner.loaded.name, slot.market, candle.close) ?? FLAT };
+        }
+        return slot.position.view;
+      },
+    });
+  }
+
   /** Pushes the candle and runs onCandle when warm and not paused. Never throws or rejects. */
   private step(slot: Slot, candle: Candle): Result | Promise<Result> {
     slot.ring.push(candle);
@@ -287,7 +308,6 @@ export class StrategyHost {
     ctx.balances = this.view.balances?.() ?? NO_BALANCES;
     ctx.openOrders = this.view.openOrders?.(runner.loaded.name, slot.market) ?? NO_ORDERS;
     ctx.marketInfo = this.view.marketInfo?.(slot.market);
-    ctx.position = this.view.position?.(runner.loaded.name, slot.market, candle.close) ?? FLAT;
     ctx.events = this.view.events?.(runner.loaded.name, slot.market) ?? NO_EVENTS;
     runner.stats.calls++;
     const timed = this.timed;

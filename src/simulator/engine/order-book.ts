@@ -28,6 +28,8 @@ export class OrderBook {
   private readonly byMarket = new Map<MarketName, Map<number, SimOrder>>();
   private readonly ocos = new Map<number, SimOco>();
   private readonly finished = new Map<string, SimOrder[]>();
+  /** The same finished orders by id: the daemon settles each order that left the book by its id. */
+  private readonly finishedById = new Map<number, SimOrder>();
   private readonly deals = new Map<string, SimDeal[]>();
   private readonly reaches = new Map<MarketName, MarketReach>();
 
@@ -147,7 +149,8 @@ export class OrderBook {
     this.open.delete(order.id);
     this.byMarket.get(order.market)?.delete(order.id);
     this.levelsChanged(order.market);
-    pushBounded(this.finished, order.apiKey, order, this.historyLimit);
+    this.finishedById.set(order.id, order);
+    for (const dropped of pushBounded(this.finished, order.apiKey, order, this.historyLimit)) this.finishedById.delete(dropped.id);
     if (order.ocoId !== undefined) {
       const oco = this.ocos.get(order.ocoId);
       if (oco !== undefined && !this.open.has(oco.stopLoss.id) && !this.open.has(oco.takeProfit.id)) this.ocos.delete(oco.id);
@@ -161,6 +164,12 @@ export class OrderBook {
   /** Finished orders of one account, newest first. */
   historyOf(apiKey: string): readonly SimOrder[] {
     return [...(this.finished.get(apiKey) ?? [])].reverse();
+  }
+
+  /** A finished order still in its account's history, by id. */
+  finishedOrder(apiKey: string, id: number): SimOrder | undefined {
+    const order = this.finishedById.get(id);
+    return order?.apiKey === apiKey ? order : undefined;
   }
 
   /** Finished orders of one account that `keep` accepts, newest first, without copying the history. */
@@ -177,7 +186,8 @@ export class OrderBook {
   }
 }
 
-function pushBounded<T>(map: Map<string, T[]>, key: string, item: T, limit: number): void {
+/** Appends; returns what was trimmed off the old end. */
+function pushBounded<T>(map: Map<string, T[]>, key: string, item: T, limit: number): readonly T[] {
   let list = map.get(key);
   if (list === undefined) {
     list = [];
@@ -185,5 +195,7 @@ function pushBounded<T>(map: Map<string, T[]>, key: string, item: T, limit: numb
   }
   list.push(item);
   // Trim in chunks so a long backtest does not pay an O(n) shift on every fill.
-  if (list.length > limit + Math.max(16, limit >> 3)) list.splice(0, list.length - limit);
+  return list.length > limit + Math.max(16, limit >> 3) ? list.splice(0, list.length - limit) : NOTHING;
 }
+
+const NOTHING: readonly never[] = [];

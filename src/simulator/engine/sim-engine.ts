@@ -336,6 +336,11 @@ export class SimEngine {
     return this.book.historyWhere(apiKey, keep);
   }
 
+  /** One finished order by its id (still in the bounded history), without scanning it. */
+  finishedOrder(apiKey: string, id: number): SimOrder | undefined {
+    return this.book.finishedOrder(apiKey, id);
+  }
+
   /** Executed deals, newest first. */
   deals(apiKey: string): readonly SimDeal[] {
     return this.book.dealsOf(apiKey);

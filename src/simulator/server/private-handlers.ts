@@ -3,7 +3,7 @@ import { Decimal } from '../../domain/decimal';
 import type { EndpointId } from '../../exchange/http/endpoints';
 import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { SimEngine } from '../engine/sim-engine';
-import type { SimDeal, SimOrder, SimOrderRef, TransferInput } from '../engine/types';
+import type { PlaceOcoInput, PlaceStopLimitInput, SimDeal, SimOco, SimOrder, SimOrderRef, TransferInput } from '../engine/types';
 import {
   collateralBalanceJson, collateralSummaryJson, dealJson, historyJson, killSwitchJson, mainBalanceJson, ocoJson, orderJson,
   tradingBalanceJson,
@@ -40,7 +40,7 @@ const page = <T>(rows: readonly T[], p: Readonly<Record<string, unknown>>, defau
   return rows.slice(offset, offset + (num(p['limit']) ?? defaultLimit));
 };
 
-function orderRef(p: Readonly<Record<string, unknown>>): SimOrderRef {
+export function orderRef(p: Readonly<Record<string, unknown>>): SimOrderRef {
   const orderId = num(p['orderId']);
   return orderId !== undefined ? { orderId } : { clientOrderId: str(p['clientOrderId']) ?? '' };
 }
@@ -58,6 +58,61 @@ function groupByMarket<T extends { market: string }>(rows: readonly T[], toJson:
 }
 
 const CREATED_AT = 1_600_000_000;
+
+/*
+ * What an endpoint asks the engine, apart from how the answer is written: the HTTP handlers below
+ * write it as the dialect's JSON, the in-process transport (../in-process-exchange.ts) hands the
+ * engine's objects on as reports.
+ */
+type Params = Readonly<Record<string, unknown>>;
+
+export const stopLimitInput = (p: Params): PlaceStopLimitInput => ({
+  market: String(p['market']), side: side(p['side']),
+  amount: dec(p['amount']), price: dec(p['price']), activationPrice: dec(p['activationPrice']), clientOrderId: str(p['clientOrderId']),
+});
+
+export const ocoInput = (p: Params): PlaceOcoInput => ({
+  market: String(p['market']), side: side(p['side']), amount: dec(p['amount']), price: dec(p['price']),
+  activationPrice: dec(p['activationPrice']), stopLimitPrice: dec(p['stopLimitPrice']), clientOrderId: str(p['clientOrderId']),
+});
+
+export function activeOrderRows(engine: SimEngine, apiKey: string, params: Params): SimOrder[] {
+  const filter: { market?: string; orderId?: number; clientOrderId?: string } = {};
+  const market = str(params['market']);
+  const orderId = num(params['orderId']);
+  const clientOrderId = str(params['clientOrderId']);
+  if (market !== undefined) filter.market = market;
+  if (orderId !== undefined) filter.orderId = orderId;
+  if (clientOrderId !== undefined) filter.clientOrderId = clientOrderId;
+  return page(engine.activeOrders(apiKey, filter), params, 50);
+}
+
+export function ocoRows(engine: SimEngine, apiKey: string, params: Params): SimOco[] {
+  return page(engine.activeOcos(apiKey, str(params['market'])), params, 50);
+}
+
+/** Finished orders matching the query, one page; a client order id nothing carries is the venue's 422. */
+export function historyRows(engine: SimEngine, apiKey: string, params: Params): SimOrder[] | PrivateAnswer {
+  const market = str(params['market']);
+  const orderId = num(params['orderId']);
+  const clientOrderId = str(params['clientOrderId']);
+  const status = str(params['status']) ?? 'ALL';
+  const keep = (o: SimOrder): boolean => (market === undefined || o.market === market)
+    && (orderId === undefined || o.id === orderId)
+    && (clientOrderId === undefined || o.clientOrderId === clientOrderId)
+    && historyStatusMatches(o, status)
+    && inDateRange(o.finishedAt ?? o.updatedAt, params);
+  let rows: SimOrder[];
+  if (orderId === undefined) rows = engine.orderHistoryWhere(apiKey, keep);
+  else {
+    const found = engine.finishedOrder(apiKey, orderId);
+    rows = found !== undefined && keep(found) ? [found] : [];
+  }
+  if (clientOrderId !== undefined && rows.length === 0) {
+    return new PrivateAnswer(422, { code: 30, message: 'Validation failed', errors: { orderHistory: ['OrderHistory was not found.'] } });
+  }
+  return page(rows, params, 50);
+}
 
 /** main-account/transfer's `method` as from/to (documentation: deposit main->spot, withdraw spot->main, collateral-* main<->collateral). */
 const TRANSFER_METHODS: Readonly<Record<string, { from: string; to: string }>> = {
@@ -97,31 +152,11 @@ export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'pi
   },
   websocketToken: ({ apiKey, shapes, issueWebsocketToken }) => writeShape('websocketToken', shapes.websocketToken, { websocketToken: issueWebsocketToken(apiKey) }),
 
-  activeOrders: ({ engine, apiKey, params, shapes }) => {
-    const filter: { market?: string; orderId?: number; clientOrderId?: string } = {};
-    const market = str(params['market']);
-    const orderId = num(params['orderId']);
-    const clientOrderId = str(params['clientOrderId']);
-    if (market !== undefined) filter.market = market;
-    if (orderId !== undefined) filter.orderId = orderId;
-    if (clientOrderId !== undefined) filter.clientOrderId = clientOrderId;
-    return page(engine.activeOrders(apiKey, filter), params, 50).map((o) => orderJson(o, shapes));
-  },
-  ocoList: ({ engine, apiKey, params, shapes }) => page(engine.activeOcos(apiKey, str(params['market'])), params, 50).map((o) => ocoJson(o, shapes)),
+  activeOrders: ({ engine, apiKey, params, shapes }) => activeOrderRows(engine, apiKey, params).map((o) => orderJson(o, shapes)),
+  ocoList: ({ engine, apiKey, params, shapes }) => ocoRows(engine, apiKey, params).map((o) => ocoJson(o, shapes)),
   orderHistory: ({ engine, apiKey, params, shapes }) => {
-    const market = str(params['market']);
-    const orderId = num(params['orderId']);
-    const clientOrderId = str(params['clientOrderId']);
-    const status = str(params['status']) ?? 'ALL';
-    const rows = engine.orderHistoryWhere(apiKey, (o: SimOrder) => (market === undefined || o.market === market)
-      && (orderId === undefined || o.id === orderId)
-      && (clientOrderId === undefined || o.clientOrderId === clientOrderId)
-      && historyStatusMatches(o, status)
-      && inDateRange(o.finishedAt ?? o.updatedAt, params));
-    if (clientOrderId !== undefined && rows.length === 0) {
-      return new PrivateAnswer(422, { code: 30, message: 'Validation failed', errors: { orderHistory: ['OrderHistory was not found.'] } });
-    }
-    return groupByMarket(page(rows, params, 50), (o) => historyJson(o, shapes));
+    const rows = historyRows(engine, apiKey, params);
+    return rows instanceof PrivateAnswer ? rows : groupByMarket(rows, (o) => historyJson(o, shapes));
   },
   executedDeals: ({ engine, apiKey, params, shapes }) => {
     const market = str(params['market']);
@@ -133,16 +168,8 @@ export const PRIVATE_HANDLERS: Readonly<Record<Exclude<EndpointId, 'kline' | 'pi
   },
   killSwitchStatus: ({ engine, apiKey, params, shapes }) => engine.killSwitchStatus(apiKey, str(params['market'])).map((t) => killSwitchJson(t, shapes)),
 
-  stopLimit: ({ engine, apiKey, params, shapes }) => orderJson(engine.placeStopLimit(apiKey, {
-    market: String(params['market']), side: side(params['side']),
-    amount: dec(params['amount']), price: dec(params['price']), activationPrice: dec(params['activationPrice']),
-    clientOrderId: str(params['clientOrderId']),
-  }), shapes),
-  collateralOco: ({ engine, apiKey, params, shapes }) => ocoJson(engine.placeOco(apiKey, {
-    market: String(params['market']), side: side(params['side']),
-    amount: dec(params['amount']), price: dec(params['price']), activationPrice: dec(params['activationPrice']),
-    stopLimitPrice: dec(params['stopLimitPrice']), clientOrderId: str(params['clientOrderId']),
-  }), shapes, true),
+  stopLimit: ({ engine, apiKey, params, shapes }) => orderJson(engine.placeStopLimit(apiKey, stopLimitInput(params)), shapes),
+  collateralOco: ({ engine, apiKey, params, shapes }) => ocoJson(engine.placeOco(apiKey, ocoInput(params)), shapes, true),
   cancelOrder: ({ engine, apiKey, params, shapes }) => orderJson(engine.cancelOrder(apiKey, String(params['market']), orderRef(params)), shapes),
   cancelOco: ({ engine, apiKey, params, shapes }) => ocoJson(engine.cancelOco(apiKey, String(params['market']), orderRef(params)), shapes),
   killSwitch: ({ engine, apiKey, params, shapes }) => {

@@ -1,4 +1,4 @@
-import type { Decimal } from '../../domain/decimal';
+import { Decimal } from '../../domain/decimal';
 import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { BalanceEntry, SimDeal, SimKillSwitch, SimOco, SimOrder } from '../engine/types';
 
@@ -13,6 +13,7 @@ import type { BalanceEntry, SimDeal, SimKillSwitch, SimOco, SimOrder } from '../
 type Json = Record<string, unknown>;
 
 const s = (d: Decimal): string => d.toString();
+const ZERO = new Decimal(0);
 
 /** The activation fields of a stop order; none on a plain limit order or a take-profit leg. */
 function activation(o: SimOrder) {
@@ -118,15 +119,32 @@ export function collateralBalanceJson(balances: ReadonlyMap<string, BalanceEntry
   return out;
 }
 
-/** collateral-account/balance-summary rows: balance, borrowed (a short), and what is free for new orders. */
-export function collateralSummaryJson(balances: ReadonlyMap<string, BalanceEntry>, shapes: ShapeTable, ticker?: string): Json[] {
+/** One collateral-account asset: balance, borrowed (a short's stock), and what is free for new orders. */
+export interface CollateralSummaryRow {
+  readonly asset: string;
+  readonly balance: Decimal;
+  readonly borrow: Decimal;
+  readonly availableWithoutBorrow: Decimal;
+  readonly availableWithBorrow: Decimal;
+}
+
+/** The balance-summary rows (the HTTP answer writes them; the in-process transport hands them on). */
+export function collateralSummaryRows(balances: ReadonlyMap<string, BalanceEntry>, ticker?: string): CollateralSummaryRow[] {
   return collateralHoldings(balances, ticker).map(([asset, total, entry]) => {
-    const free = entry.available.isNegative() ? '0' : s(entry.available);
-    return writeShape('collateralAsset', shapes.collateralAsset, {
-      asset, balance: total.isNegative() ? '0' : s(total), borrow: total.isNegative() ? s(total.negated()) : '0',
+    const free = entry.available.isNegative() ? ZERO : entry.available;
+    return {
+      asset, balance: total.isNegative() ? ZERO : total, borrow: total.isNegative() ? total.negated() : ZERO,
       availableWithoutBorrow: free, availableWithBorrow: free,
-    });
+    };
   });
+}
+
+/** collateral-account/balance-summary rows in the dialect's shape. */
+export function collateralSummaryJson(balances: ReadonlyMap<string, BalanceEntry>, shapes: ShapeTable, ticker?: string): Json[] {
+  return collateralSummaryRows(balances, ticker).map((row) => writeShape('collateralAsset', shapes.collateralAsset, {
+    asset: row.asset, balance: s(row.balance), borrow: s(row.borrow),
+    availableWithoutBorrow: s(row.availableWithoutBorrow), availableWithBorrow: s(row.availableWithBorrow),
+  }));
 }
 
 /** Main balance: assets with a zero balance are omitted, as the spec says; a named ticker is always answered (the venue answers "0"). */

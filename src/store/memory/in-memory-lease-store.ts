@@ -2,8 +2,7 @@ import { SystemClock, type Clock } from '../../core/clock';
 import { LeaseLostError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
 import { StoreKeys } from '../keys';
-import type { Lease, LeaseHolder, LeaseStore } from '../lease-store-port';
-import { checkLease } from '../lease-store';
+import { checkLease, type Lease, type LeaseHolder, type LeaseStore } from '../lease-store-port';
 
 interface Held {
   owner: string;
