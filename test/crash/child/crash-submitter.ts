@@ -41,13 +41,18 @@ const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-/** Intent i of the burst: every 10th an OCO sell, the rest stop-limit buys. Same input, same intent. */
+/**
+ * Intent i of the burst: every 10th an OCO sell, the rest stop-limit buys. Same input, same intent.
+ * Each OCO has its own prices: an OCO killed mid-send is found at the venue by its fingerprint (its
+ * legs carry no client order id), and twenty identical OCOs would rightly be ambiguous.
+ */
 export function burstIntent(i: number): StampedIntent {
   const candleTime = T0 + i * 60;
   if (i % 10 === 9) {
+    const step = new Decimal(i).dividedBy(100);
     return { strategy: 'burst-oco', interval: '1m', candleTime, intent: {
-      kind: 'oco', market: MARKET, side: 'sell', amount: new Decimal('0.1'), price: new Decimal('110'),
-      activationPrice: new Decimal('95'), stopLimitPrice: new Decimal('94.5'),
+      kind: 'oco', market: MARKET, side: 'sell', amount: new Decimal('0.1'), price: new Decimal('110').plus(step),
+      activationPrice: new Decimal('95').minus(step), stopLimitPrice: new Decimal('94.5').minus(step),
     } };
   }
   const intent: Intent = {
