@@ -16,7 +16,7 @@ const NONE: readonly OpenOrderView[] = Object.freeze([]);
 export class OpenOrderBook {
   private byMarket = new Map<MarketName, OpenOrderView[]>();
   /** One strategy's views per market, built on first read after a change (strategies read them every candle). */
-  private byStrategy = new Map<string, readonly OpenOrderView[]>();
+  private byStrategy = new Map<MarketName, Map<string, readonly OpenOrderView[]>>();
   private counts: { strategy: string; market: MarketName; count: number }[] = [];
 
   constructor(private readonly store: Pick<OrderStore, 'listLive'>, private readonly onCounts?: (counts: readonly { strategy: string; market: MarketName; count: number }[]) => void) {}
@@ -64,14 +64,19 @@ export class OpenOrderBook {
     return this.byMarket.get(market) ?? NONE;
   }
 
-  /** One strategy's open orders on the market (ctx.openOrders). */
+  /** One strategy's open orders on the market (ctx.openOrders), read on every candle: no allocation when unchanged. */
   of(strategy: string, market: MarketName): readonly OpenOrderView[] {
-    const key = `${strategy}|${market}`;
-    let views = this.byStrategy.get(key);
+    const all = this.onMarket(market);
+    if (all.length === 0) return NONE;
+    let ofMarket = this.byStrategy.get(market);
+    if (ofMarket === undefined) {
+      ofMarket = new Map();
+      this.byStrategy.set(market, ofMarket);
+    }
+    let views = ofMarket.get(strategy);
     if (views === undefined) {
-      const all = this.onMarket(market);
-      views = all.length === 0 ? NONE : Object.freeze(all.filter((o) => o.strategy === strategy));
-      this.byStrategy.set(key, views);
+      views = Object.freeze(all.filter((o) => o.strategy === strategy));
+      ofMarket.set(strategy, views);
     }
     return views;
   }
