@@ -1,5 +1,5 @@
 import type { SimOrder } from '../engine/types';
-import { arity, intParam, marketList, marketParam, noParams, type WsMethod, type WsMethodContext } from './ws-method';
+import { arity, intParam, marketList, marketParam, unsubscribe, type WsMethod, type WsMethodContext } from './ws-method';
 import { invalidArgument, SUCCESS } from './ws-protocol';
 import { wsBalance, wsDealRecord, wsOrder } from './ws-wire-format';
 
@@ -73,14 +73,7 @@ export const ACCOUNT_METHODS: Readonly<Record<string, WsMethod>> = {
       return SUCCESS;
     },
   },
-  balanceSpot_unsubscribe: {
-    private: true,
-    run: (ctx, params) => {
-      noParams(params);
-      delete ctx.conn.subscriptions.balanceSpot;
-      return SUCCESS;
-    },
-  },
+  balanceSpot_unsubscribe: unsubscribe('balanceSpot', true),
 
   ordersPending_request: {
     private: true,
@@ -97,14 +90,7 @@ export const ACCOUNT_METHODS: Readonly<Record<string, WsMethod>> = {
       return SUCCESS;
     },
   },
-  ordersPending_unsubscribe: {
-    private: true,
-    run: (ctx, params) => {
-      noParams(params);
-      delete ctx.conn.subscriptions.ordersPending;
-      return SUCCESS;
-    },
-  },
+  ordersPending_unsubscribe: unsubscribe('ordersPending', true),
 
   deals_request: {
     private: true,
@@ -125,12 +111,5 @@ export const ACCOUNT_METHODS: Readonly<Record<string, WsMethod>> = {
       return SUCCESS;
     },
   },
-  deals_unsubscribe: {
-    private: true,
-    run: (ctx, params) => {
-      noParams(params);
-      delete ctx.conn.subscriptions.deals;
-      return SUCCESS;
-    },
-  },
+  deals_unsubscribe: unsubscribe('deals', true),
 };

@@ -1,6 +1,6 @@
 import { candleOpenTime, type Interval } from '../../domain/candle';
 import { buildKlines, type WireKline } from '../market/klines';
-import { arity, intParam, marketList, marketParam, noParams, type WsMethod, type WsMethodContext } from './ws-method';
+import { arity, intParam, marketList, marketParam, unsubscribe, type WsMethod, type WsMethodContext } from './ws-method';
 import { invalidArgument, SUCCESS } from './ws-protocol';
 
 /**
@@ -67,14 +67,7 @@ export const MARKET_METHODS: Readonly<Record<string, WsMethod>> = {
       return SUCCESS;
     },
   },
-  lastprice_unsubscribe: {
-    private: false,
-    run: (ctx, params) => {
-      noParams(params);
-      delete ctx.conn.subscriptions.lastprice;
-      return SUCCESS;
-    },
-  },
+  lastprice_unsubscribe: unsubscribe('lastprice', false),
 
   candles_request: {
     private: false,
@@ -102,12 +95,5 @@ export const MARKET_METHODS: Readonly<Record<string, WsMethod>> = {
       return SUCCESS;
     },
   },
-  candles_unsubscribe: {
-    private: false,
-    run: (ctx, params) => {
-      noParams(params);
-      delete ctx.conn.subscriptions.candles;
-      return SUCCESS;
-    },
-  },
+  candles_unsubscribe: unsubscribe('candles', false),
 };

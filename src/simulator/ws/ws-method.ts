@@ -1,8 +1,8 @@
 import type { Clock } from '../../core/clock';
 import type { SimEngine } from '../engine/sim-engine';
 import type { MarketFeed } from '../market/market-feed';
-import type { WsConnection } from './ws-connection';
-import { invalidArgument } from './ws-protocol';
+import type { WsConnection, WsSubscriptions } from './ws-connection';
+import { invalidArgument, SUCCESS } from './ws-protocol';
 import type { WsTokens } from './ws-tokens';
 
 /** What a method handler may use. */
@@ -49,4 +49,16 @@ export function intParam(value: unknown, min: number, max = Number.MAX_SAFE_INTE
 /** `[]`: the only params an unsubscribe takes (asyncapi `UnsubscribeRequest`, maxItems 0). */
 export function noParams(params: readonly unknown[]): void {
   arity(params, 0);
+}
+
+/** `<channel>_unsubscribe`: takes `[]`, drops the connection's subscription of that channel. */
+export function unsubscribe(channel: keyof WsSubscriptions, isPrivate: boolean): WsMethod {
+  return {
+    private: isPrivate,
+    run: (ctx, params) => {
+      noParams(params);
+      delete ctx.conn.subscriptions[channel];
+      return SUCCESS;
+    },
+  };
 }
