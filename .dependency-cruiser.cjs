@@ -22,6 +22,7 @@ const LAYERS = [
   ['trading-state'], // the operator's trading state (pause, reduce-only), stored for other processes
   ['simulator'], // the simulated exchange (paper, backtest, tests)
   ['backtest'], // replay, reports, sweeps
+  ['drift'], // the deployment's record (daemon side) and its check against its own backtest
   ['app'], // the composition root: wires, starts and stops
   ['cli'], // commands
 ];

@@ -18,6 +18,7 @@ import { createExchangeClient } from './exchange-wiring';
 import { ExchangeProbe } from '../metrics/exchange-probe';
 import type { Execution } from './execution-wiring';
 import { executorSink } from '../execution/intent-sink';
+import { DeploymentRecorder } from '../drift/deployment-recorder';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import type { JobScheduler } from '../market-data/scheduler';
@@ -202,10 +203,18 @@ export class TradebotApp {
       .catch((err: unknown) => log.warn({ err }, 'positions for strategies not read from the journal'));
     await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
 
-    // 9. strategies on the candle flow, warm-up
+    // 9. strategies on the candle flow (recorded for the drift check), warm-up
+    const recorder = c.drift.record ? new DeploymentRecorder({
+      log: state.deployment, marketClock: this.marketClock, wallClock: this.wallClock, logger: componentLogger(log, 'drift-record'),
+      balances: () => balances.latest()?.balances, heartbeatMs: c.drift.heartbeatSeconds * 1000,
+    }) : undefined;
+    if (recorder !== undefined) {
+      await recorder.start();
+      this.closers.push({ name: 'drift record', close: () => recorder.stop() });
+    }
     const runtime = wireStrategyRuntime({
-      config: c, strategies: loaded.strategies, strategyDir: loaded.dir, exchange, trading, marketClock: this.marketClock, metrics: m, log,
-      sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback),
+      config: c, strategies: loaded.strategies, strategyDir: loaded.dir, exchange, trading, marketClock: this.marketClock, metrics: m, log, recorder,
+      sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r)),
     });
     flow = runtime.flow;
     const guests = runtime.host;

@@ -8,6 +8,7 @@ import { strategyConfigs } from './strategy-wiring';
 import { CandleFlow, type IntentSink } from '../strategy/candle-flow';
 import { settleBeforeCandle } from '../execution/candle-settlement';
 import type { Trading } from './trading-wiring';
+import type { DeploymentRecorder } from '../drift/deployment-recorder';
 
 export interface StrategyRuntimeInput {
   readonly config: FrozenConfig;
@@ -21,6 +22,8 @@ export interface StrategyRuntimeInput {
   readonly marketClock: Clock;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /** Records what the strategies got (the drift check); absent when `drift.record` is off. */
+  readonly recorder?: DeploymentRecorder | undefined;
 }
 
 /**
@@ -71,7 +74,9 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: G
         recordCandleClose(m, market, interval, closeTime);
         positions.price(market, close);
       },
+      onDelivered: (e) => i.recorder?.onCandle(e),
       onStaleIntents: (intents) => {
+        i.recorder?.onStale(intents);
         for (const x of intents) {
           m.intents.inc({ strategy: x.strategy, result: 'denied', rule: 'stale_candle' });
           feedback.feedback.denied(x.strategy, x.intent.market, 'stale_candle', 'computed on a candle older than one interval');
