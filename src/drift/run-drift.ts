@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { intervalSeconds, type Candle, type Interval } from '../domain/candle';
+import { Decimal } from '../domain/decimal';
+import { BacktestInputError } from '../domain/errors';
+import type { FillModel } from '../domain/fill-model';
+import type { RiskSection } from '../config/risk-limits';
+import type { ExchangeClient } from '../exchange/exchange-client';
+import { buildEquityCurve, type EquityPoint } from '../backtest/report';
+import { findNamedStrategy, runBacktest, type StrategyCache } from '../backtest/run-backtest';
+import type { DeploymentLog, RecordedCandle, RecordedDecision } from '../store/deployment-log-port';
+import type { OrderStore } from '../store/order-store-port';
+import { classifier } from './classify-difference';
+import { compareOutcomes } from './compare-outcomes';
+import { downtimeWindows, type DowntimeWindow } from './downtime';
+import { DRIFT_CAUSES, type DriftCause, type DriftDifference } from './drift-types';
+import { correctedCandles, type CorrectedCandle } from './data-drift';
+import { liveFills, liveOutcomes, replayOutcomes, wallToMarket } from './outcomes';
+
+/** One deployed strategy as the daemon's config enables it. */
+export interface DeployedStrategy {
+  readonly name: string;
+  readonly markets?: readonly string[] | undefined;
+  readonly interval?: Interval | undefined;
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface DriftSpec {
+  /** Unix seconds, market time; from inclusive, to exclusive (candle open times). */
+  readonly from: number;
+  readonly to: number;
+  readonly strategies: readonly DeployedStrategy[];
+  readonly strategiesDir: string;
+  readonly risk: RiskSection;
+  readonly fillModel?: FillModel | undefined;
+  /** Starting balances; default the deployment's snapshot at `from`. */
+  readonly balances?: Readonly<Record<string, Decimal>> | undefined;
+  /** The venue's kline history, for the data-drift check; none = not checked. */
+  readonly venue?: Pick<ExchangeClient, 'fetchCandles'> | undefined;
+}
+
+export interface DriftSources {
+  readonly log: DeploymentLog;
+  readonly journal: Pick<OrderStore, 'listByStrategy'>;
+}
+
+export interface StrategyDrift {
+  readonly strategy: string;
+  readonly interval: Interval;
+  readonly markets: readonly string[];
+  readonly version: string;
+  readonly params: unknown;
+  readonly liveOrders: number;
+  readonly replayOrders: number;
+  readonly matched: number;
+  readonly differences: readonly DriftDifference[];
+  readonly startBalances: Readonly<Record<string, Decimal>>;
+  readonly liveEquity: readonly EquityPoint[];
+  readonly replayEquity: readonly EquityPoint[];
+  /** Final equity, live minus replay, in the quote currency. */
+  readonly pnlDifference: Decimal;
+  readonly quoteCurrency: string;
+}
+
+export interface DriftResult {
+  readonly from: number;
+  readonly to: number;
+  readonly downtime: readonly DowntimeWindow[];
+  readonly strategies: readonly StrategyDrift[];
+  readonly counts: { readonly matched: number; readonly onlyLive: Record<DriftCause, number>; readonly onlyReplay: Record<DriftCause, number>; readonly different: Record<DriftCause, number> };
+  readonly unexplained: number;
+  readonly candlesRecorded: number;
+  /** null when the venue's history was not checked. */
+  readonly corrected: readonly CorrectedCandle[] | null;
+}
+
+const JOURNAL_SCAN = 100_000;
+
+/**
+ * The drift check: replays the candles the deployment recorded through the backtester (the same
+ * order pipeline) from the deployment's balances at `from`, then compares it with the journal intent
+ * by intent and gives every difference a cause (docs/drift.md).
+ */
+export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<DriftResult> {
+  if (!(spec.to > spec.from)) throw new BacktestInputError('--to must be after --from', { field: 'to' });
+  const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
+  const downtime = downtimeWindows(runs, spec.from * 1000, spec.to * 1000);
+  const decisions = indexDecisions(await src.log.decisions(spec.from, spec.to));
+  const toMarket = wallToMarket(runs);
+  const cache: StrategyCache = new Map();
+  const strategies: StrategyDrift[] = [];
+  const corrected: CorrectedCandle[] = [];
+  let candlesRecorded = 0;
+  for (const deployed of spec.strategies) {
+    const found = findNamedStrategy({ strategy: deployed.name, strategiesDir: spec.strategiesDir, params: deployed.params, interval: deployed.interval, balances: {} }, deployed.markets ?? [], cache);
+    const s = found.strategy;
+    const markets = deployed.markets ?? s.markets;
+    const step = intervalSeconds(s.interval);
+    const warmFrom = spec.from - (s.warmup + 1) * step;
+    const recorded = new Map<string, RecordedCandle[]>();
+    for (const market of markets) recorded.set(market, await src.log.candles(market, s.interval, warmFrom, spec.to));
+    const inWindow = (m: string): RecordedCandle[] => (recorded.get(m) ?? []).filter((c) => c.time >= spec.from);
+    const empty = markets.find((m) => inWindow(m).length === 0);
+    if (empty !== undefined) throw new BacktestInputError(`${s.name}: no candles of ${empty} ${s.interval} recorded between ${spec.from} and ${spec.to}`, { field: 'from', market: empty });
+    candlesRecorded += markets.reduce((n, m) => n + inWindow(m).length, 0);
+    const fixes = spec.venue === undefined ? [] : await correctedCandles(spec.venue, markets, s.interval, spec.from, spec.to, recorded);
+    corrected.push(...fixes);
+    const balances = spec.balances ?? (await startBalances(src.log, spec.from));
+    const quoteCurrency = quoteOf(markets);
+    const outcome = await runBacktest(
+      { strategy: s.name, strategiesDir: spec.strategiesDir, params: deployed.params, interval: s.interval, balances, risk: spec.risk, fillModel: spec.fillModel },
+      { markets: markets.map((m) => ({ market: m, candles: (recorded.get(m) ?? []).map(toCandle) })), dataInterval: s.interval, from: spec.from, to: spec.to, tradeFrom: spec.from },
+      cache,
+    );
+    const records = (await src.journal.listByStrategy(s.name, JOURNAL_SCAN))
+      .filter((r) => markets.includes(r.market) && r.candleTime >= spec.from && r.candleTime < spec.to);
+    const live = liveOutcomes(records, toMarket);
+    const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills);
+    const fixed = new Set(fixes.map((f) => `${f.market}|${f.time}`));
+    const comparison = compareOutcomes(live, replay, () => s.interval, classifier({
+      interval: () => s.interval,
+      recordedCandle: (m, _i, t) => (recorded.get(m) ?? []).find((c) => c.time === t),
+      downtime,
+      decisions: (st, m, t) => decisions.get(`${st}|${m}|${t}`) ?? [],
+      corrected: (m, _i, t) => fixed.has(`${m}|${t}`),
+    }));
+    const candles = Object.fromEntries(markets.map((m) => [m, inWindow(m).map(toCandle)]));
+    const liveEquity = buildEquityCurve(liveFills(live), candles, balances, quoteCurrency, s.interval);
+    const replayEquity = buildEquityCurve(outcome.replay.fills, candles, balances, quoteCurrency, s.interval);
+    const last = (curve: readonly EquityPoint[]): Decimal => curve[curve.length - 1]?.equity ?? new Decimal(0);
+    strategies.push({
+      strategy: s.name, interval: s.interval, markets, version: strategyVersion(found.sources), params: s.params,
+      liveOrders: live.length, replayOrders: replay.length, matched: comparison.matched, differences: comparison.differences,
+      startBalances: balances, liveEquity, replayEquity, pnlDifference: last(liveEquity).minus(last(replayEquity)), quoteCurrency,
+    });
+  }
+  const counts = tally(strategies);
+  return { from: spec.from, to: spec.to, downtime, strategies, counts, unexplained: counts.onlyLive.unexplained + counts.onlyReplay.unexplained + counts.different.unexplained, candlesRecorded, corrected: spec.venue === undefined ? null : corrected };
+}
+
+/** The backtest report's strategy.version: 12 hex digits of SHA-256 over the module's source hashes. */
+export function strategyVersion(sources: readonly { readonly sha256: string }[]): string {
+  return createHash('sha256').update(sources.map((f) => f.sha256).join('\n')).digest('hex').slice(0, 12);
+}
+
+function toCandle(c: RecordedCandle): Candle {
+  return { time: c.time, open: new Decimal(c.open), high: new Decimal(c.high), low: new Decimal(c.low), close: new Decimal(c.close), volume: new Decimal(c.volume), volumeMoney: new Decimal(c.volumeMoney) };
+}
+
+function quoteOf(markets: readonly string[]): string {
+  const quotes = [...new Set(markets.map((m) => m.split('_')[1] ?? ''))];
+  if (quotes.length !== 1 || quotes[0] === '') throw new BacktestInputError(`all markets of a strategy must share one quote currency, got ${markets.join(', ')}`, { field: 'strategy' });
+  return quotes[0]!;
+}
+
+/** Available plus frozen: the replay starts without the orders open at `from`, so their funds are free in it. */
+async function startBalances(log: DeploymentLog, from: number): Promise<Record<string, Decimal>> {
+  const snap = await log.balancesAt(from * 1000);
+  if (snap === undefined) throw new BacktestInputError(`no balance snapshot recorded at or before ${new Date(from * 1000).toISOString()}: pass --balance CUR=AMOUNT`, { field: 'balance' });
+  return Object.fromEntries(Object.entries(snap.balances).map(([cur, b]) => [cur, new Decimal(b.available).plus(b.freeze)]));
+}
+
+function indexDecisions(list: readonly RecordedDecision[]): Map<string, RecordedDecision[]> {
+  const out = new Map<string, RecordedDecision[]>();
+  for (const d of list) {
+    const key = `${d.strategy}|${d.market}|${d.candleTime}`;
+    out.set(key, [...(out.get(key) ?? []), d]);
+  }
+  return out;
+}
+
+function zero(): Record<DriftCause, number> {
+  return Object.fromEntries(DRIFT_CAUSES.map((c) => [c, 0])) as Record<DriftCause, number>;
+}
+
+function tally(strategies: readonly StrategyDrift[]): DriftResult['counts'] {
+  const counts = { matched: 0, onlyLive: zero(), onlyReplay: zero(), different: zero() };
+  for (const s of strategies) {
+    counts.matched += s.matched;
+    for (const d of s.differences) {
+      const bucket = d.kind === 'only_live' ? counts.onlyLive : d.kind === 'only_replay' ? counts.onlyReplay : counts.different;
+      bucket[d.cause]++;
+    }
+  }
+  return counts;
+}
