@@ -23,6 +23,7 @@ const COMMANDS: readonly { readonly names: readonly string[]; readonly load: () 
   { names: ['status'], load: () => (require('./status-command') as typeof import('./status-command')).registerStatusCommand },
   { names: ['worker'], load: () => (require('./worker-command') as typeof import('./worker-command')).registerWorkerCommand },
   { names: ['sweep'], load: () => (require('./sweep-command') as typeof import('./sweep-command')).registerSweepCommand },
+  { names: ['drift'], load: () => (require('./drift-command') as typeof import('./drift-command')).registerDriftCommand },
   { names: ['sim-exchange'], load: () => (require('./sim-exchange-command') as typeof import('./sim-exchange-command')).registerSimExchangeCommand },
 ];
 
