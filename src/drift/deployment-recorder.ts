@@ -60,7 +60,8 @@ export class DeploymentRecorder {
     if (balances !== undefined) {
       const text: Record<string, { available: string; freeze: string }> = {};
       for (const [cur, b] of Object.entries(balances)) text[cur] = { available: b.available.toString(), freeze: b.freeze.toString() };
-      this.write(this.o.log.recordBalances({ marketMs, balances: text }));
+      // Keyed by the candle's open time: the balances its strategies saw (the replay's start at that candle).
+      this.write(this.o.log.recordBalances({ marketMs: c.time * 1000, balances: text }));
     }
   }
 

@@ -6,13 +6,14 @@ import type { FillModel } from '../domain/fill-model';
 import type { RiskSection } from '../config/risk-limits';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { buildEquityCurve, type EquityPoint } from '../backtest/report';
-import { findNamedStrategy, runBacktest, type StrategyCache } from '../backtest/run-backtest';
+import { runBacktest, type StrategyCache } from '../backtest/run-backtest';
+import { findStrategy } from '../strategy/strategy-loader';
 import type { DeploymentLog, RecordedCandle, RecordedDecision } from '../store/deployment-log-port';
 import type { OrderStore } from '../store/order-store-port';
 import { classifier } from './classify-difference';
 import { compareOutcomes } from './compare-outcomes';
 import { downtimeWindows, type DowntimeWindow } from './downtime';
-import { DRIFT_CAUSES, type DriftCause, type DriftDifference } from './drift-types';
+import { DRIFT_CAUSES, type DriftCause, type DriftDifference, type IntentOutcome } from './drift-types';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
 import { liveFills, liveOutcomes, replayOutcomes, wallToMarket } from './outcomes';
 
@@ -91,9 +92,10 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
   const corrected: CorrectedCandle[] = [];
   let candlesRecorded = 0;
   for (const deployed of spec.strategies) {
-    const found = findNamedStrategy({ strategy: deployed.name, strategiesDir: spec.strategiesDir, params: deployed.params, interval: deployed.interval, balances: {} }, deployed.markets ?? [], cache);
-    const s = found.strategy;
-    const markets = deployed.markets ?? s.markets;
+    // The module's own markets unless the config names some, as the daemon resolves them.
+    const found = findStrategy(spec.strategiesDir, deployed.name, { markets: deployed.markets, ...(deployed.params === undefined ? {} : { params: deployed.params }) });
+    const s = { ...found.strategy, interval: deployed.interval ?? found.strategy.interval };
+    const markets = s.markets;
     const step = intervalSeconds(s.interval);
     const warmFrom = spec.from - (s.warmup + 1) * step;
     const recorded = new Map<string, RecordedCandle[]>();
@@ -113,7 +115,8 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     );
     const records = (await src.journal.listByStrategy(s.name, JOURNAL_SCAN))
       .filter((r) => markets.includes(r.market) && r.candleTime >= spec.from && r.candleTime < spec.to);
-    const live = liveOutcomes(records, toMarket);
+    // A fill after the window is outside it: the replay ends at `to` and cannot have it either.
+    const live = liveOutcomes(records, toMarket).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
     const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills);
     const fixed = new Set(fixes.map((f) => `${f.market}|${f.time}`));
     const comparison = compareOutcomes(live, replay, () => s.interval, classifier({
@@ -124,7 +127,11 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
       corrected: (m, _i, t) => fixed.has(`${m}|${t}`),
     }));
     const candles = Object.fromEntries(markets.map((m) => [m, inWindow(m).map(toCandle)]));
-    const liveEquity = buildEquityCurve(liveFills(live), candles, balances, quoteCurrency, s.interval);
+    // The curve values each candle at its open: a fill inside a candle counts from that candle.
+    const first = Math.min(...markets.map((m) => inWindow(m)[0]!.time));
+    const lastOpen = Math.max(...markets.map((m) => inWindow(m).at(-1)!.time));
+    const fillsLive = liveFills(live).map((f) => ({ ...f, time: Math.min(Math.max(f.time, first), lastOpen) }));
+    const liveEquity = buildEquityCurve(fillsLive, candles, balances, quoteCurrency, s.interval);
     const replayEquity = buildEquityCurve(outcome.replay.fills, candles, balances, quoteCurrency, s.interval);
     const last = (curve: readonly EquityPoint[]): Decimal => curve[curve.length - 1]?.equity ?? new Decimal(0);
     strategies.push({
@@ -140,6 +147,11 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
 /** The backtest report's strategy.version: 12 hex digits of SHA-256 over the module's source hashes. */
 export function strategyVersion(sources: readonly { readonly sha256: string }[]): string {
   return createHash('sha256').update(sources.map((f) => f.sha256).join('\n')).digest('hex').slice(0, 12);
+}
+
+function unfilled(o: IntentOutcome): IntentOutcome {
+  const zero = new Decimal(0);
+  return { ...o, filledAmount: zero, filledMoney: zero, fee: zero, firstFillSec: undefined };
 }
 
 function toCandle(c: RecordedCandle): Candle {

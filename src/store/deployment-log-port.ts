@@ -62,6 +62,7 @@ export interface RecordedDecision {
 }
 
 export interface RecordedBalances {
+  /** The open time (ms) of the candle these balances went to the strategies with. */
   readonly marketMs: number;
   readonly balances: Readonly<Record<string, { readonly available: string; readonly freeze: string }>>;
 }
