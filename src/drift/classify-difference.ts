@@ -35,7 +35,8 @@ export function classifier(ev: DriftEvidence): Classifier {
     if (d.kind !== 'only_live') {
       if (candle === undefined) return { cause: 'daemon_down', detail: 'no candle recorded: the daemon never saw it' };
       if (candle.source === 'warm-up') return { cause: 'daemon_down', detail: 'the candle came only as warm-up history after a restart' };
-      if (candle.stale) return { cause: 'daemon_down', detail: `the candle came ${candle.source === 'back-fill' ? 'as back-fill ' : ''}more than one interval after its close: intents dropped as stale` };
+      if (candle.stale && inDowntime(ev.downtime, closeMs)) return { cause: 'daemon_down', detail: 'the candle came as back-fill after a restart, more than one interval after its close: intents dropped as stale' };
+      if (candle.stale) return { cause: 'latency', detail: `the daemon got the candle ${Math.round((candle.receivedMarketMs - closeMs) / 1000)} s after its close (busy or slow venue): intents dropped as stale` };
       if (decisions.length === 0 && inDowntime(ev.downtime, closeMs)) return { cause: 'daemon_down', detail: 'the daemon died after receiving the candle, before acting on it' };
     }
     const denied = decisions.find((x) => DENIED.has(x.outcome));
@@ -49,7 +50,9 @@ export function classifier(ev: DriftEvidence): Classifier {
       return { cause: 'latency', detail: `accepted ${Math.round((accepted.marketMs - closeMs) / 1000)} s after its candle closed (more than half an interval)` };
     }
     if (fillOnly) {
-      const fillCorrected = d.live?.firstFillSec !== undefined && correctedBetween(ev, d.market, interval, d.candleTime, d.live.firstFillSec);
+      // The candles the two sides' fills were decided on: from the order's candle to the later fill.
+      const fills = [d.live?.firstFillSec, d.replay?.firstFillSec].filter((t): t is number => t !== undefined);
+      const fillCorrected = correctedBetween(ev, d.market, interval, d.candleTime, Math.max(d.candleTime + stepMs / 1000, ...fills));
       if (fillCorrected) return { cause: 'data', detail: 'a candle between the order and its fill was corrected by the venue' };
       return { cause: 'fill_model', detail: `same order, different ${d.fields.join(', ')}` };
     }

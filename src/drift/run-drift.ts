@@ -117,7 +117,8 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
       .filter((r) => markets.includes(r.market) && r.candleTime >= spec.from && r.candleTime < spec.to);
     // A fill after the window is outside it: the replay ends at `to` and cannot have it either.
     const live = liveOutcomes(records, toMarket).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
-    const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills);
+    // The backtest starts trading on the candle that closes at `from`: the window is by open time.
+    const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills).filter((o) => o.candleTime >= spec.from && o.candleTime < spec.to);
     const fixed = new Set(fixes.map((f) => `${f.market}|${f.time}`));
     const comparison = compareOutcomes(live, replay, () => s.interval, classifier({
       interval: () => s.interval,

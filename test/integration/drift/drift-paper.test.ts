@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { rowToCandle } from '../../../src/market-data/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { StoreKeys } from '../../../src/store/keys';
 import { RedisDeploymentLog } from '../../../src/store/deployment-log';
@@ -114,5 +115,74 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
   } finally {
     cfg.cleanup();
     rmSync(out, { recursive: true, force: true });
+  }
+});
+
+interface DriftReportJson {
+  verdict: { unexplained: number; ok: boolean };
+  counts: { matched: number; onlyReplay: Record<string, number>; onlyLive: Record<string, number>; different: Record<string, number> };
+  dataDrift: { checked: boolean; corrected: number };
+  strategies: { differences: { kind: string; cause: string; detail: string; candleTime: number }[] }[];
+}
+
+test('injected faults show with their cause, never unexplained: venue latency, a candle served differently, a pause', async () => {
+  prefix = `tbdrift-${Date.now().toString(36)}`;
+  const exchange = await startSimulatedExchange({
+    apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' },
+    markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 30, seed: 7,
+  });
+  sim = exchange;
+  const cfg = writeConfig({
+    mode: 'paper', paper: { exchangeUrl: exchange.url }, redis: { keyPrefix: prefix },
+    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }], guestIsolation: 'thread' },
+    risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
+    reconcile: { intervalSeconds: 1 }, metrics: { port: 0, host: '127.0.0.1' }, drift: { heartbeatSeconds: 1 },
+    log: { level: 'info' }, shutdown: { graceMs: 5000 },
+  });
+  const env = { TRADEBOT_REDIS_URL: testRedisUrl(), TRADEBOT_API_KEY: API_KEY, TRADEBOT_API_SECRET: API_SECRET };
+  try {
+    running = new DaemonProcess(['run', '--config', cfg.file], env);
+    await running.waitForLine(started, 60_000, 'tradebot started');
+    await sleep(4_000);
+    // 1. Latency: orders reach the venue 2.5 s (75 market s) late, after their candle's next one was matched.
+    exchange.faults.configure({ latencyMs: 2500, endpoints: ['stopLimit'] });
+    await sleep(8_000);
+    exchange.faults.configure({ latencyMs: 0, endpoints: undefined });
+    await sleep(2_000);
+    // 2. A candle two minutes ahead served with a wider range than the file (which the venue fills on), corrected later.
+    const ahead = Math.floor(exchange.clock.nowMs() / 60_000) * 60 + 120;
+    const real = rowToCandle(exchange.feed.source('BTC_USDT')!.rowsBetween(ahead, ahead + 60)[0]!);
+    exchange.feed.misserve('BTC_USDT', ahead, { high: real.high.times('1.03').toFixed(2), low: real.low.times('0.97').toFixed(2) });
+    await sleep(8_000);
+    // 3. A pause (SIGUSR1 halts new orders), then resume (SIGUSR2).
+    running.signal('SIGUSR1');
+    await sleep(5_000);
+    running.signal('SIGUSR2');
+    await sleep(4_000);
+    running.signal('SIGTERM');
+    expect((await running.exit()).code).toBe(0);
+    exchange.setSpeed(0);
+    exchange.feed.clearMisserved(); // the venue's history now shows the file's candle
+
+    const log = new RedisDeploymentLog(await ctx.client(), StoreKeys.forApiKey(API_KEY, prefix));
+    const live = (await log.candles('BTC_USDT', '1m', 0, 2_000_000_000)).filter((c) => c.source === 'live');
+    const from = live[0]!.time;
+    const to = live[live.length - 1]!.time + 60;
+    expect(live.find((c) => c.time === ahead)?.high).toBe(real.high.times('1.03').toFixed(2));
+    const drift = new DaemonProcess(['drift', '--config', cfg.file, '--from', String(from), '--to', String(to), '--venue-check', '--json'], env);
+    const exit = await drift.exit();
+    expect(drift.stderr).toBe('');
+    const report = drift.lines[0] as unknown as DriftReportJson;
+    const differences = report.strategies.flatMap((s) => s.differences);
+    console.log(`drift faults test: ${JSON.stringify(report.counts)}\n${differences.map((d) => `${d.candleTime} ${d.kind} ${d.cause}: ${d.detail}`).join('\n')}`);
+    expect(differences.filter((d) => d.cause === 'unexplained')).toEqual([]);
+    expect(exit.code).toBe(0);
+    const by = (cause: string): number => report.counts.onlyLive[cause]! + report.counts.onlyReplay[cause]! + report.counts.different[cause]!;
+    expect(by('latency')).toBeGreaterThan(0);
+    expect(report.dataDrift.corrected).toBe(1);
+    expect(report.counts.onlyReplay['denied_live']).toBeGreaterThan(0);
+    expect(differences.some((d) => d.cause === 'denied_live' && d.detail.includes('trading_state'))).toBe(true);
+  } finally {
+    cfg.cleanup();
   }
 });
