@@ -105,7 +105,7 @@ function summary(r: DriftResult, threshold: number): string {
   return [
     `drift ${new Date(r.from * 1000).toISOString()} .. ${new Date(r.to * 1000).toISOString()}: ${r.candlesRecorded} candles recorded, ${c.matched} orders matched`,
     line('only live', c.onlyLive), line('only replay', c.onlyReplay), line('different', c.different),
-    ...r.strategies.map((s) => `${s.strategy}: PnL live - replay ${s.pnlDifference.toFixed(8)} ${s.quoteCurrency}`),
+    ...r.strategies.map((s) => `${s.strategy} ${s.version} (params from the ${s.paramsFrom}): PnL live - replay ${s.pnlDifference.toFixed(8)} ${s.quoteCurrency}${s.versionMatches ? '' : `; WARNING: live ran version ${s.liveVersions.join(', ')}`}`),
     `downtime windows: ${r.downtime.length}; corrected candles: ${r.corrected === null ? 'not checked' : r.corrected.length}`,
     `unexplained: ${r.unexplained} (threshold ${threshold}) ${r.unexplained > threshold ? 'DRIFT' : 'ok'}`,
     '',

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { intervalSeconds, type Candle, type Interval } from '../domain/candle';
 import { Decimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
@@ -8,8 +7,9 @@ import type { ExchangeClient } from '../exchange/exchange-client';
 import { buildEquityCurve, type EquityPoint } from '../backtest/report';
 import { runBacktest, type StrategyCache } from '../backtest/run-backtest';
 import { findStrategy } from '../strategy/strategy-loader';
+import { strategyVersion } from '../strategy/strategy-version';
 import type { DeploymentLog, RecordedCandle, RecordedDecision } from '../store/deployment-log-port';
-import type { OrderStore } from '../store/order-store-port';
+import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import { classifier } from './classify-difference';
 import { compareOutcomes } from './compare-outcomes';
 import { downtimeWindows, type DowntimeWindow } from './downtime';
@@ -48,8 +48,14 @@ export interface StrategyDrift {
   readonly strategy: string;
   readonly interval: Interval;
   readonly markets: readonly string[];
+  /** The module's version the replay ran (strategy-version.ts). */
   readonly version: string;
   readonly params: unknown;
+  /** Versions the journal's orders in the window were placed by; a replay of another version cannot explain them. */
+  readonly liveVersions: readonly string[];
+  readonly versionMatches: boolean;
+  /** Where the replay's parameters came from: the journal's orders (what ran), or the config when no order has them. */
+  readonly paramsFrom: 'journal' | 'config';
   readonly liveOrders: number;
   readonly replayOrders: number;
   readonly matched: number;
@@ -91,7 +97,12 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
   const strategies: StrategyDrift[] = [];
   const corrected: CorrectedCandle[] = [];
   let candlesRecorded = 0;
-  for (const deployed of spec.strategies) {
+  for (const configured of spec.strategies) {
+    // What the deployment really ran: the journal's parameters win over today's config.
+    const records = (await src.journal.listByStrategy(configured.name, JOURNAL_SCAN))
+      .filter((r) => r.candleTime >= spec.from && r.candleTime < spec.to);
+    const identity = journalIdentity(records);
+    const deployed = identity.params === undefined ? configured : { ...configured, params: identity.params };
     // The module's own markets unless the config names some, as the daemon resolves them.
     const found = findStrategy(spec.strategiesDir, deployed.name, { markets: deployed.markets, ...(deployed.params === undefined ? {} : { params: deployed.params }) });
     const s = { ...found.strategy, interval: deployed.interval ?? found.strategy.interval };
@@ -113,10 +124,9 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
       { markets: markets.map((m) => ({ market: m, candles: (recorded.get(m) ?? []).map(toCandle) })), dataInterval: s.interval, from: spec.from, to: spec.to, tradeFrom: spec.from },
       cache,
     );
-    const records = (await src.journal.listByStrategy(s.name, JOURNAL_SCAN))
-      .filter((r) => markets.includes(r.market) && r.candleTime >= spec.from && r.candleTime < spec.to);
+    const version = strategyVersion(found.sources);
     // A fill after the window is outside it: the replay ends at `to` and cannot have it either.
-    const live = liveOutcomes(records, toMarket).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
+    const live = liveOutcomes(records.filter((r) => markets.includes(r.market)), toMarket).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
     // The backtest starts trading on the candle that closes at `from`: the window is by open time.
     const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills).filter((o) => o.candleTime >= spec.from && o.candleTime < spec.to);
     const fixed = new Set(fixes.map((f) => `${f.market}|${f.time}`));
@@ -136,7 +146,8 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     const replayEquity = buildEquityCurve(outcome.replay.fills, candles, balances, quoteCurrency, s.interval);
     const last = (curve: readonly EquityPoint[]): Decimal => curve[curve.length - 1]?.equity ?? new Decimal(0);
     strategies.push({
-      strategy: s.name, interval: s.interval, markets, version: strategyVersion(found.sources), params: s.params,
+      strategy: s.name, interval: s.interval, markets, version, params: s.params,
+      liveVersions: identity.versions, versionMatches: identity.versions.every((v) => v === version), paramsFrom: identity.params === undefined ? 'config' : 'journal',
       liveOrders: live.length, replayOrders: replay.length, matched: comparison.matched, differences: comparison.differences,
       startBalances: balances, liveEquity, replayEquity, pnlDifference: last(liveEquity).minus(last(replayEquity)), quoteCurrency,
     });
@@ -145,9 +156,12 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
   return { from: spec.from, to: spec.to, downtime, strategies, counts, unexplained: counts.onlyLive.unexplained + counts.onlyReplay.unexplained + counts.different.unexplained, candlesRecorded, corrected: spec.venue === undefined ? null : corrected };
 }
 
-/** The backtest report's strategy.version: 12 hex digits of SHA-256 over the module's source hashes. */
-export function strategyVersion(sources: readonly { readonly sha256: string }[]): string {
-  return createHash('sha256').update(sources.map((f) => f.sha256).join('\n')).digest('hex').slice(0, 12);
+/** The versions and the (newest) parameters the journal's records carry; records from before they were journaled have none. */
+function journalIdentity(records: readonly OrderRecord[]): { versions: string[]; params: Record<string, unknown> | undefined } {
+  const versions = [...new Set(records.flatMap((r) => (r.strategyVersion === undefined ? [] : [r.strategyVersion])))];
+  const newest = [...records].sort((a, b) => b.candleTime - a.candleTime).find((r) => r.strategyParams !== undefined);
+  const parsed: unknown = newest?.strategyParams === undefined ? undefined : JSON.parse(newest.strategyParams);
+  return { versions, params: parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined };
 }
 
 function unfilled(o: IntentOutcome): IntentOutcome {

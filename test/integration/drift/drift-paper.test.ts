@@ -99,8 +99,11 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
       verdict: { unexplained: number; ok: boolean };
       counts: { matched: number; onlyReplay: Record<string, number>; onlyLive: Record<string, number>; different: Record<string, number> };
       downtime: unknown[]; dataDrift: { checked: boolean; corrected: number };
-      strategies: { differences: { kind: string; cause: string; detail: string; candleTime: number }[] }[];
+      strategies: { versionMatches: boolean; paramsFrom: string; liveVersions: string[]; differences: { kind: string; cause: string; detail: string; candleTime: number }[] }[];
     };
+    // The journal names the code and parameters that ran; the replay ran the same.
+    expect(report.strategies[0]).toMatchObject({ versionMatches: true, paramsFrom: 'journal' });
+    expect(report.strategies[0]!.liveVersions).toHaveLength(1);
     const differences = report.strategies.flatMap((s) => s.differences);
     console.log(`drift paper test: ${report.counts.matched} matched; ${JSON.stringify(report.counts)}; downtime ${JSON.stringify(report.downtime)}`);
     expect(differences.filter((d) => d.cause === 'unexplained')).toEqual([]);
