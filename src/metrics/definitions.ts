@@ -71,6 +71,14 @@ export const METRIC_DEFS = {
   killSwitchTimeout: gauge('tradebot_kill_switch_timeout_seconds', 'Kill-switch timeout of a market in wall-clock seconds (market seconds divided by the paper speed).', ['market']),
   killSwitchRemaining: gauge('tradebot_kill_switch_remaining_seconds', 'Wall-clock seconds left before the exchange cancels the market\'s open orders unless re-armed (computed at scrape from the last successful refresh).', ['market']),
   killSwitchArmed: gauge('tradebot_kill_switch_armed', '1 while the daemon keeps re-arming the kill-switch timer of a market, 0 once it stopped (unhealthy: the exchange cancels at expiry).', ['market']),
+  driftMatched: gauge('tradebot_drift_matched', 'Orders placed and filled identically live and in the replay, in the last drift check (docs/drift.md).', ['strategy']),
+  driftDifferences: gauge('tradebot_drift_differences', 'Differences between live and the replay in the last drift check, by kind (only_live, only_replay, different) and cause.', ['strategy', 'difference', 'cause']),
+  driftPnlDifference: gauge('tradebot_drift_pnl_difference', 'Final equity live minus replay over the last drift check\'s window, in the quote currency.', ['strategy']),
+  driftUnexplained: gauge('tradebot_drift_unexplained', 'Unexplained differences in the last drift check.'),
+  driftUnexplainedAllowed: gauge('tradebot_drift_unexplained_allowed', 'Unexplained differences a drift check tolerates (drift.maxUnexplained).'),
+  driftChecks: counter('tradebot_drift_checks_total', 'Drift checks run by the daemon, by verdict (ok, drift, error).', ['verdict']),
+  driftLastCheck: gauge('tradebot_drift_last_check_timestamp_seconds', 'Wall-clock time the last drift check finished with a report.'),
+  driftCheckCpu: gauge('tradebot_drift_check_cpu_seconds', 'CPU time (user + system) of the last drift check\'s child process.'),
   buildInfo: gauge('tradebot_build_info', 'Always 1; labels carry the version and Node.js version.', ['version', 'node_version']),
 } as const;
 
@@ -110,6 +118,11 @@ export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
 export const RECONCILE_UPDATE_KINDS = ['status', 'settled', 'not_found', 'adopted'] as const;
 export type ReconcileUpdateKind = (typeof RECONCILE_UPDATE_KINDS)[number];
 
+/** Mirrors src/drift/drift-types.ts (metrics do not depend on drift/). */
+export const DRIFT_DIFFERENCES = ['only_live', 'only_replay', 'different'] as const;
+export const DRIFT_CAUSE_LABELS = ['daemon_down', 'denied_live', 'latency', 'fill_model', 'data', 'unexplained'] as const;
+export const DRIFT_VERDICTS = ['ok', 'drift', 'error'] as const;
+
 export const STORE_BACKENDS = ['redis', 'memory'] as const;
 export const ORDER_SIDES = ['buy', 'sell'] as const;
 export const READINESS_CHECKS = ['redis', 'exchange', 'reconciled'] as const;
@@ -143,6 +156,9 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   side: ORDER_SIDES,
   backend: STORE_BACKENDS,
   check: READINESS_CHECKS,
+  difference: DRIFT_DIFFERENCES,
+  cause: DRIFT_CAUSE_LABELS,
+  verdict: DRIFT_VERDICTS,
   account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
@@ -197,5 +213,13 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   killSwitchTimeout: ['TradebotKillSwitchNotRefreshed'],
   killSwitchRemaining: ['TradebotKillSwitchNotRefreshed'],
   killSwitchArmed: { none: 'TradebotKillSwitchNotRefreshed fires on the age once re-arming stopped' },
+  driftMatched: { none: 'dashboard only: the drift row' },
+  driftDifferences: { none: 'explained differences are expected (restarts, pauses, fills); the unexplained ones alert through TradebotDriftUnexplained' },
+  driftPnlDifference: { none: 'its sign and size depend on the strategy; dashboard only' },
+  driftUnexplained: ['TradebotDriftUnexplained'],
+  driftUnexplainedAllowed: ['TradebotDriftUnexplained'],
+  driftChecks: { none: 'a failed check is retried at the next interval and logged; dashboard only' },
+  driftLastCheck: { none: 'dashboard only' },
+  driftCheckCpu: { none: 'cost of the check, dashboard only (it runs in a child process at low priority)' },
   buildInfo: ['TradebotAbsent'],
 };
