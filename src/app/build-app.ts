@@ -19,6 +19,7 @@ import { ExchangeProbe } from '../metrics/exchange-probe';
 import type { Execution } from './execution-wiring';
 import { executorSink } from '../execution/intent-sink';
 import { DeploymentRecorder } from '../drift/deployment-recorder';
+import { PeriodicDriftCheck } from '../drift/periodic-drift-check';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import type { JobScheduler } from '../market-data/scheduler';
@@ -37,6 +38,8 @@ export interface AppInput {
   /** Injected, never prom-client's global registry. */
   readonly registry: Registry;
   readonly version?: string;
+  /** The config file the daemon was started with: the periodic drift check runs `tradebot drift` on it. */
+  readonly configFile?: string;
 }
 
 interface Closer {
@@ -229,12 +232,30 @@ export class TradebotApp {
 
     // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control)
     this.paper?.run();
+    const driftCheck = this.periodicDriftCheck(redis !== undefined);
     this.schedulers.push(...startJobs({
       config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
-      metrics: m, log, onRedisUp,
+      metrics: m, log, onRedisUp, driftCheck: driftCheck === undefined ? undefined : () => driftCheck.tick(),
     }));
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
     log.info({ durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started'); // `mode` is on every line
+  }
+
+  /** The drift check every drift.intervalMinutes, when configured and possible (it reads the records from Redis). */
+  private periodicDriftCheck(durable: boolean): PeriodicDriftCheck | undefined {
+    const c = this.input.config;
+    if (c.drift.intervalMinutes === 0) return undefined;
+    const entry = process.argv[1];
+    if (!durable || !c.drift.record || this.input.configFile === undefined || entry === undefined) {
+      this.log.warn({ redis: durable, record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs Redis, drift.record and a config file: no periodic check');
+      return undefined;
+    }
+    const check = new PeriodicDriftCheck({
+      entry, configFile: this.input.configFile, env: this.input.env, marketClock: this.marketClock, wallClock: this.wallClock,
+      windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: this.metrics, log: componentLogger(this.log, 'drift-check'),
+    });
+    this.closers.push({ name: 'drift check', close: async () => check.stop() });
+    return check;
   }
 
   private async startMetricsServer(readiness: readonly ReadinessCheck[]): Promise<void> {

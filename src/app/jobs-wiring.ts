@@ -25,6 +25,8 @@ export interface JobsInput {
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly onRedisUp: (up: boolean) => void;
+  /** Starts one drift check (a child process); run every drift.intervalMinutes of market time when set. */
+  readonly driftCheck?: (() => void) | undefined;
 }
 
 /**
@@ -57,6 +59,8 @@ export function startJobs(i: JobsInput): JobScheduler[] {
     name: 'limiter-tokens', schedule: { kind: 'every', everyMs: 5000 },
     run: async () => { for (const limit of LIMIT_IDS) m.limiterAvailableTokens.set({ limit }, await i.limiter.available(limit)); },
   });
+  const driftCheck = i.driftCheck;
+  if (driftCheck !== undefined) market.add({ name: 'drift-check', schedule: { kind: 'every', everyMs: c.drift.intervalMinutes * 60_000 }, run: async () => driftCheck() });
   market.start();
   wall.start();
   return [market, wall];

@@ -44,7 +44,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const pretty = config.log.pretty === 'auto' ? process.stdout.isTTY === true : config.log.pretty;
   const logger = createLogger({ level: config.log.level, pretty, base: { mode: config.mode } });
   const app = new TradebotApp({
-    config, logger, env, registry: new Registry(), baseDir: options.baseDir ?? process.cwd(),
+    config, logger, env, registry: new Registry(), baseDir: options.baseDir ?? process.cwd(), configFile: path.resolve(options.baseDir ?? process.cwd(), options.configFile),
     ...(options.version === undefined ? {} : { version: options.version }),
   });
   return superviseApp(app, config, logger);

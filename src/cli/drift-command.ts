@@ -52,6 +52,7 @@ export function registerDriftCommand(program: Command): void {
     .option('--json', 'print the JSON report on stdout')
     .allowExcessArguments(false)
     .action(async (opts: DriftCliOptions) => {
+      const startedMs = Date.now();
       try {
         const threshold = Number(opts.maxUnexplained);
         if (!Number.isInteger(threshold) || threshold < 0) throw new BacktestInputError('--max-unexplained must be a whole number >= 0', { field: 'max-unexplained' });
@@ -61,7 +62,10 @@ export function registerDriftCommand(program: Command): void {
           const written = await writeDriftReport(opts.out, result, threshold);
           process.stderr.write(`report: ${written.html}\n        ${written.json}\n`);
         }
-        process.stdout.write(opts.json === true ? `${JSON.stringify(driftJson(result, threshold))}\n` : summary(result, threshold));
+        // The cost of the check itself (the daemon's periodic check exports it).
+        const cpu = process.cpuUsage();
+        const cost = { cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds: (Date.now() - startedMs) / 1000 };
+        process.stdout.write(opts.json === true ? `${JSON.stringify({ ...driftJson(result, threshold), cost })}\n` : summary(result, threshold));
         if (result.unexplained > threshold) process.exitCode = EXIT_DRIFT;
       } catch (err) {
         process.stderr.write(formatError(err));

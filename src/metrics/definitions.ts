@@ -163,7 +163,7 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
   rule: 'risk rule names in src/risk (plus "none")',
-  task: 'periodic task names (klines:<market>:<interval>, balances, kill-switch, reconcile, leases, trading-state, redis-health, limiter-tokens)',
+  task: 'periodic task names (klines:<market>:<interval>, balances, kill-switch, reconcile, leases, trading-state, redis-health, limiter-tokens, drift-check)',
   currency: 'currencies of the configured markets',
   version: 'package version (one value per process)',
   node_version: 'Node.js version (one value per process)',

@@ -60,7 +60,8 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     reconcile: { intervalSeconds: 1 },
     metrics: { port: 0, host: '127.0.0.1' },
-    drift: { heartbeatSeconds: 1 },
+    // The daemon's own check every 3 market minutes over the last 10 (a child process), exported as metrics.
+    drift: { heartbeatSeconds: 1, intervalMinutes: 3, windowMinutes: 10 },
     log: { level: 'info' },
     shutdown: { graceMs: 5000 },
   });
@@ -75,6 +76,16 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
         await running.kill(); // SIGKILL: no stop record
         await sleep(5_000); // two or three candles nobody sees live
       } else {
+        // The periodic check has run (a child process) and its report is on /metrics.
+        const port = Number((await running.waitForLine((l) => l.msg === 'metrics server listening', 1000))['port']);
+        const done = await running.waitForLine((l) => l.msg === 'drift check done', 30_000, 'a periodic drift check');
+        expect(done['unexplained']).toBe(0);
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        expect(metrics).toMatch(/^tradebot_drift_checks_total\{verdict="ok"\} [1-9]/m);
+        expect(metrics).toMatch(/^tradebot_drift_unexplained 0$/m);
+        expect(metrics).toMatch(/^tradebot_drift_matched\{strategy="churn"\} \d+/m);
+        expect(metrics).toMatch(/^tradebot_drift_check_cpu_seconds [0-9.]+$/m);
+        console.log(`periodic drift check: ${JSON.stringify(done)}`);
         running.signal('SIGTERM');
         expect((await running.exit()).code).toBe(0);
       }
