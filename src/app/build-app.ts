@@ -20,6 +20,9 @@ import type { Execution } from './execution-wiring';
 import { executorSink } from '../execution/intent-sink';
 import { DeploymentRecorder } from '../drift/deployment-recorder';
 import { PeriodicDriftCheck } from '../drift/periodic-drift-check';
+import { writeRecordsSnapshot } from '../drift/records-snapshot';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import type { JobScheduler } from '../market-data/scheduler';
@@ -232,7 +235,13 @@ export class TradebotApp {
 
     // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control)
     this.paper?.run();
-    const driftCheck = this.periodicDriftCheck(redis !== undefined);
+    const lookbackSec = Math.max(...loaded.strategies.map((s) => (s.warmup + 1) * intervalSeconds(s.interval)));
+    const driftCheck = this.periodicDriftCheck(redis !== undefined, (from, to) => {
+      // Paper without Redis: the child reads the window's records from a file this process writes.
+      const file = path.join(tmpdir(), `tradebot-drift-${process.pid}-${to}.json`);
+      const scope = { from, to, lookbackSec, subscriptions: flow?.subscriptions() ?? [], strategies: loaded.strategies.map((s) => s.name) };
+      return writeRecordsSnapshot(file, state.deployment, state.orders, scope).then(() => file);
+    });
     this.schedulers.push(...startJobs({
       config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
       metrics: m, log, onRedisUp, driftCheck: driftCheck === undefined ? undefined : () => driftCheck.tick(),
@@ -242,17 +251,18 @@ export class TradebotApp {
   }
 
   /** The drift check every drift.intervalMinutes, when configured and possible (it reads the records from Redis). */
-  private periodicDriftCheck(durable: boolean): PeriodicDriftCheck | undefined {
+  private periodicDriftCheck(durable: boolean, snapshot: (from: number, to: number) => Promise<string>): PeriodicDriftCheck | undefined {
     const c = this.input.config;
     if (c.drift.intervalMinutes === 0) return undefined;
     const entry = process.argv[1];
-    if (!durable || !c.drift.record || this.input.configFile === undefined || entry === undefined) {
-      this.log.warn({ redis: durable, record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs Redis, drift.record and a config file: no periodic check');
+    if (!c.drift.record || this.input.configFile === undefined || entry === undefined) {
+      this.log.warn({ record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs drift.record and a config file: no periodic check');
       return undefined;
     }
     const check = new PeriodicDriftCheck({
       entry, configFile: this.input.configFile, env: this.input.env, marketClock: this.marketClock, wallClock: this.wallClock,
       windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: this.metrics, log: componentLogger(this.log, 'drift-check'),
+      snapshot: durable ? undefined : snapshot, notBefore: durable ? undefined : this.marketClock.nowMs() / 1000,
     });
     this.closers.push({ name: 'drift check', close: async () => check.stop() });
     return check;

@@ -11,6 +11,7 @@ import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { parseBalances, parseTime } from '../backtest/options';
 import { writeDriftReport, driftJson } from '../drift/drift-report';
 import { runDrift, type DriftResult } from '../drift/run-drift';
+import { readRecordsSnapshot } from '../drift/records-snapshot';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import { RedisOrderStore } from '../store/order-store';
 import { formatError } from './api-command';
@@ -26,6 +27,7 @@ interface DriftCliOptions {
   venueCheck?: boolean;
   maxUnexplained: string;
   json?: boolean;
+  records?: string;
 }
 
 /** Exit code when the unexplained drift exceeds --max-unexplained (1 stays for errors). */
@@ -50,6 +52,7 @@ export function registerDriftCommand(program: Command): void {
     .option('--venue-check', 'data drift: compare the recorded candles with the venue\'s kline history now')
     .option('--max-unexplained <n>', 'unexplained differences tolerated before exiting non-zero', '0')
     .option('--json', 'print the JSON report on stdout')
+    .option('--records <file>', 'read the records from this snapshot instead of Redis (the daemon\'s periodic check without Redis writes one)')
     .allowExcessArguments(false)
     .action(async (opts: DriftCliOptions) => {
       const startedMs = Date.now();
@@ -78,12 +81,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliOptions, 'from' | 'to' | 'strategy' | 'balance' | 'venueCheck'>, env: NodeJS.ProcessEnv): Promise<DriftResult> {
+export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliOptions, 'from' | 'to' | 'strategy' | 'balance' | 'venueCheck' | 'records'>, env: NodeJS.ProcessEnv): Promise<DriftResult> {
   const from = parseTime(opts.from, '--from');
   const to = parseTime(opts.to, '--to');
   const enabled = config.strategies.enabled.filter((s) => opts.strategy === undefined || s.name === opts.strategy);
   if (enabled.length === 0) throw new BacktestInputError(`--strategy ${opts.strategy}: not enabled in the config (${config.strategies.enabled.map((s) => s.name).join(', ')})`, { field: 'strategy' });
   const fill = parseFillModel(config.paper?.fill ?? {});
+  const spec = {
+    from, to, strategies: enabled, strategiesDir: path.resolve(config.strategies.dir), risk: config.risk,
+    fillModel: config.mode === 'paper' && fill.ok ? fill.model : undefined,
+    balances: opts.balance.length > 0 ? parseBalances(opts.balance) : undefined,
+  };
+  if (opts.records !== undefined) {
+    if (opts.venueCheck === true) throw new BacktestInputError('--venue-check cannot be combined with --records (a snapshot of a daemon without a venue to ask)', { field: 'records' });
+    return runDrift(spec, await readRecordsSnapshot(opts.records));
+  }
   const store = await openAccountStore(config, env, 'tradebot drift');
   try {
     const venueUrl = config.mode === 'paper' ? config.paper?.exchangeUrl : config.exchange.baseUrl;
@@ -92,12 +104,7 @@ export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliO
     const venue = opts.venueCheck === true ? new HttpExchangeClient({
       baseUrl: venueUrl!, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: config.exchange.timeoutMs,
     }) : undefined;
-    return await runDrift({
-      from, to, strategies: enabled, strategiesDir: path.resolve(config.strategies.dir), risk: config.risk,
-      fillModel: config.mode === 'paper' && fill.ok ? fill.model : undefined,
-      balances: opts.balance.length > 0 ? parseBalances(opts.balance) : undefined,
-      venue,
-    }, { log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) });
+    return await runDrift({ ...spec, venue }, { log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) });
   } finally {
     await store.close();
   }

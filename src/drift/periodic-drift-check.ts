@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { unlink } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../log/logger';
@@ -15,6 +16,13 @@ export interface PeriodicDriftCheckOptions {
   readonly maxUnexplained: number;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /**
+   * When the records live in this process (paper without Redis): writes the window's records to a
+   * file the child reads (`--records`), and returns its path.
+   */
+  readonly snapshot?: ((from: number, to: number) => Promise<string>) | undefined;
+  /** Windows start no earlier than this (Unix s, market time): nothing was recorded before it (memory records start with the process). */
+  readonly notBefore?: number | undefined;
 }
 
 /** The JSON report's parts the metrics read (drift-report.ts). */
@@ -43,6 +51,7 @@ const MAX_CHECK_MS = 10 * 60_000;
  */
 export class PeriodicDriftCheck {
   private child: ChildProcess | undefined;
+  private busy = false;
 
   constructor(private readonly o: PeriodicDriftCheckOptions) {
     o.metrics.driftUnexplainedAllowed.set(o.maxUnexplained);
@@ -50,13 +59,29 @@ export class PeriodicDriftCheck {
 
   /** Starts one check unless one is running; returns at once. */
   tick(): void {
-    if (this.child !== undefined) {
+    if (this.busy) {
       this.o.log.warn({}, 'drift check still running: this interval is skipped');
       return;
     }
+    this.busy = true;
     const to = Math.floor((this.o.marketClock.nowMs() / 1000 - SETTLE_MARGIN_SEC) / 60) * 60;
-    const from = to - this.o.windowMinutes * 60;
+    const from = Math.max(to - this.o.windowMinutes * 60, this.o.notBefore === undefined ? 0 : Math.ceil(this.o.notBefore / 60) * 60 + 60);
+    if (from >= to) {
+      this.busy = false;
+      return; // not enough recorded yet
+    }
+    const snapshot = this.o.snapshot;
+    const file = snapshot === undefined ? Promise.resolve(undefined) : snapshot(from, to);
+    file.then((records) => this.spawnCheck(from, to, records), (err: unknown) => {
+      this.busy = false;
+      this.o.metrics.driftChecks.inc({ verdict: 'error' });
+      this.o.log.warn({ err }, 'drift check not started: its records could not be written');
+    });
+  }
+
+  private spawnCheck(from: number, to: number, records: string | undefined): void {
     const args = [this.o.entry, 'drift', '--config', this.o.configFile, '--from', String(from), '--to', String(to), '--json', '--max-unexplained', String(this.o.maxUnexplained)];
+    if (records !== undefined) args.push('--records', records);
     const child = spawn(process.execPath, args, { env: this.o.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     try {
@@ -73,6 +98,8 @@ export class PeriodicDriftCheck {
     child.once('exit', (code) => {
       clearTimeout(timer);
       this.child = undefined;
+      this.busy = false;
+      if (records !== undefined) void unlink(records).catch(() => undefined);
       this.record(code, out, err, from, to);
     });
   }

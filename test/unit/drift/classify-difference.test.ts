@@ -19,7 +19,7 @@ function candle(time: number, over: Partial<RecordedCandle> = {}): RecordedCandl
   return { market: 'BTC_USDT', interval: '1m', time, open: '1', high: '1', low: '1', close: '1', volume: '1', volumeMoney: '1', source: 'live', stale: false, receivedMarketMs: (time + 61) * 1000, ...over };
 }
 
-function evidence(over: Partial<DriftEvidence> & { candles?: RecordedCandle[]; decisions?: RecordedDecision[] } = {}): DriftEvidence {
+function evidence(over: Partial<Omit<DriftEvidence, 'decisions'>> & { candles?: RecordedCandle[]; decisions?: RecordedDecision[] } = {}): DriftEvidence {
   const candles = over.candles ?? [candle(T), candle(T + 60), candle(T + 120)];
   const decisions = over.decisions ?? [];
   return {
