@@ -212,7 +212,7 @@ export class TradebotApp {
     // 9. strategies on the candle flow (recorded for the drift check), warm-up
     const recorder = c.drift.record ? new DeploymentRecorder({
       log: state.deployment, marketClock: this.marketClock, wallClock: this.wallClock, logger: componentLogger(log, 'drift-record'),
-      balances: () => balances.latest()?.balances, heartbeatMs: c.drift.heartbeatSeconds * 1000,
+      balances: () => balances.latest()?.balances, collateral: () => trading.collateral.latest()?.balances, heartbeatMs: c.drift.heartbeatSeconds * 1000,
     }) : undefined;
     if (recorder !== undefined) {
       await recorder.start();
@@ -235,11 +235,13 @@ export class TradebotApp {
 
     // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control)
     this.paper?.run();
+    const runStartSec = Math.floor(this.marketClock.nowMs() / 1000);
     const lookbackSec = Math.max(...loaded.strategies.map((s) => (s.warmup + 1) * intervalSeconds(s.interval)));
     const driftCheck = this.periodicDriftCheck(redis !== undefined, (from, to) => {
       // Paper without Redis: the child reads the window's records from a file this process writes.
       const file = path.join(tmpdir(), `tradebot-drift-${process.pid}-${to}.json`);
-      const scope = { from, to, lookbackSec, subscriptions: flow?.subscriptions() ?? [], strategies: loaded.strategies.map((s) => s.name) };
+      // Candles from this run's warm-up on: the replay warms its strategies on what the live ones saw.
+      const scope = { from, to, lookbackSec: lookbackSec + Math.max(0, from - runStartSec), subscriptions: flow?.subscriptions() ?? [], strategies: loaded.strategies.map((s) => s.name) };
       return writeRecordsSnapshot(file, state.deployment, state.orders, scope).then(() => file);
     });
     this.schedulers.push(...startJobs({

@@ -11,6 +11,8 @@ export interface DriftEvidence {
   readonly decisions: (strategy: string, market: string, candleTime: number) => readonly RecordedDecision[];
   /** The venue's history of this candle differs from the recorded one (data drift); false when not checked. */
   readonly corrected: (market: string, interval: Interval, time: number) => boolean;
+  /** The rule by which the replay denied (or its venue rejected) an intent of this candle, if it did. */
+  readonly replayDenied?: ((strategy: string, market: string, candleTime: number) => string | undefined) | undefined;
 }
 
 export type Unclassified = Omit<DriftDifference, 'cause' | 'detail'>;
@@ -60,6 +62,8 @@ export function classifier(ev: DriftEvidence): Classifier {
     if (prior !== undefined) {
       return { cause: prior.cause, detail: `follows the ${prior.cause} difference of candle ${prior.candleTime}: the strategy's position or open orders differed` };
     }
+    const replayRule = d.kind === 'only_live' ? ev.replayDenied?.(d.strategy, d.market, d.candleTime) : undefined;
+    if (replayRule !== undefined) return { cause: 'unexplained', detail: `placed live, the replay denied it: ${replayRule}` };
     return { cause: 'unexplained', detail: d.kind === 'different' ? `${d.fields.join(', ')} differ with the same inputs` : `placed only ${d.kind === 'only_live' ? 'live' : 'in the replay'}, on the same candle` };
   };
 }

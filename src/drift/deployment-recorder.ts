@@ -14,6 +14,8 @@ export interface DeploymentRecorderOptions {
   readonly logger: Logger;
   /** The trading balances as last polled (settled before each candle). */
   readonly balances: () => Balances | undefined;
+  /** The collateral account as last polled: what each asset holds. */
+  readonly collateral?: (() => Readonly<Record<string, { readonly balance: { toString(): string } }>> | undefined) | undefined;
   /** Wall time between two heartbeats: a SIGKILLed run is taken to have ended at its last one. */
   readonly heartbeatMs: number;
 }
@@ -61,7 +63,9 @@ export class DeploymentRecorder {
       const text: Record<string, { available: string; freeze: string }> = {};
       for (const [cur, b] of Object.entries(balances)) text[cur] = { available: b.available.toString(), freeze: b.freeze.toString() };
       // Keyed by the candle's open time: the balances its strategies saw (the replay's start at that candle).
-      this.write(this.o.log.recordBalances({ marketMs: c.time * 1000, balances: text }));
+      const collateral = this.o.collateral?.();
+      const margin = collateral === undefined ? undefined : Object.fromEntries(Object.entries(collateral).map(([cur, b]) => [cur, b.balance.toString()]));
+      this.write(this.o.log.recordBalances({ marketMs: c.time * 1000, balances: text, ...(margin === undefined ? {} : { collateral: margin }) }));
     }
   }
 

@@ -31,7 +31,7 @@ interface ReportSummary {
   readonly cost?: { readonly cpuSeconds: number };
   readonly strategies: readonly {
     readonly strategy: string; readonly matched: number; readonly pnlDifference: string;
-    readonly differences: readonly { readonly kind: string; readonly cause: string }[];
+    readonly differences: readonly { readonly kind: string; readonly cause: string; readonly candleTime: number; readonly market: string; readonly detail: string }[];
   }[];
 }
 
@@ -134,6 +134,8 @@ export class PeriodicDriftCheck {
       }
     }
     const log = report.verdict.unexplained > this.o.maxUnexplained ? this.o.log.warn.bind(this.o.log) : this.o.log.info.bind(this.o.log);
-    log({ from, to, unexplained: report.verdict.unexplained, cpuSeconds: report.cost?.cpuSeconds }, 'drift check done');
+    // The first few unexplained ones in the log line: where to start reading (the full report: tradebot drift --out).
+    const unexplained = report.strategies.flatMap((s) => s.differences.filter((d) => d.cause === 'unexplained').map((d) => `${s.strategy} ${d.market} ${d.candleTime} ${d.kind}: ${d.detail}`)).slice(0, 5);
+    log({ from, to, unexplained: report.verdict.unexplained, cpuSeconds: report.cost?.cpuSeconds, ...(unexplained.length > 0 ? { first: unexplained } : {}) }, 'drift check done');
   }
 }

@@ -108,7 +108,11 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     const s = { ...found.strategy, interval: deployed.interval ?? found.strategy.interval };
     const markets = s.markets;
     const step = intervalSeconds(s.interval);
-    const warmFrom = spec.from - (s.warmup + 1) * step;
+    // The live guest has seen every candle since its run began (indicators such as an RSI or an EMA
+    // carry all of it): the replay warms up on the same stretch, from the warm-up of the run alive at `from`.
+    const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
+    const runStart = alive === undefined ? spec.from : Math.floor(alive.startedMarketMs / 1000);
+    const warmFrom = Math.min(spec.from, runStart) - (s.warmup + 1) * step;
     const recorded = new Map<string, RecordedCandle[]>();
     for (const market of markets) recorded.set(market, await src.log.candles(market, s.interval, warmFrom, spec.to));
     const inWindow = (m: string): RecordedCandle[] => (recorded.get(m) ?? []).filter((c) => c.time >= spec.from);
@@ -117,10 +121,13 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     candlesRecorded += markets.reduce((n, m) => n + inWindow(m).length, 0);
     const fixes = spec.venue === undefined ? [] : await correctedCandles(spec.venue, markets, s.interval, spec.from, spec.to, recorded);
     corrected.push(...fixes);
-    const balances = spec.balances ?? (await startBalances(src.log, spec.from));
     const quoteCurrency = quoteOf(markets);
+    // One account, several strategies: each replay gets the account's balances of its own currencies.
+    const currencies = new Set([quoteCurrency, ...markets.map((m) => m.split('_')[0] ?? '')]);
+    const start = spec.balances === undefined ? await startBalances(src.log, spec.from) : { trading: spec.balances, collateral: {} };
+    const balances = Object.fromEntries(Object.entries(start.trading).filter(([cur]) => currencies.has(cur)));
     const outcome = await runBacktest(
-      { strategy: s.name, strategiesDir: spec.strategiesDir, params: deployed.params, interval: s.interval, balances, risk: spec.risk, fillModel: spec.fillModel },
+      { strategy: s.name, strategiesDir: spec.strategiesDir, params: deployed.params, interval: s.interval, balances, risk: spec.risk, fillModel: spec.fillModel, collateralBalances: start.collateral },
       { markets: markets.map((m) => ({ market: m, candles: (recorded.get(m) ?? []).map(toCandle) })), dataInterval: s.interval, from: spec.from, to: spec.to, tradeFrom: spec.from },
       cache,
     );
@@ -136,6 +143,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
       downtime,
       decisions: (st, m, t) => decisions.get(`${st}|${m}|${t}`) ?? [],
       corrected: (m, _i, t) => fixed.has(`${m}|${t}`),
+      replayDenied: (st, m, t) => outcome.replay.orders.find((o) => o.strategy === st && o.market === m && o.candleTime === t && (o.outcome === 'denied' || o.outcome === 'rejected'))?.rule,
     }));
     const candles = Object.fromEntries(markets.map((m) => [m, inWindow(m).map(toCandle)]));
     // The curve values each candle at its open: a fill inside a candle counts from that candle.
@@ -179,11 +187,14 @@ function quoteOf(markets: readonly string[]): string {
   return quotes[0]!;
 }
 
-/** Available plus frozen: the replay starts without the orders open at `from`, so their funds are free in it. */
-async function startBalances(log: DeploymentLog, from: number): Promise<Record<string, Decimal>> {
+/** Available plus frozen: the replay starts without the orders open at `from`, so their funds are free in it. The collateral account as it held. */
+async function startBalances(log: DeploymentLog, from: number): Promise<{ trading: Record<string, Decimal>; collateral: Record<string, Decimal> }> {
   const snap = await log.balancesAt(from * 1000);
   if (snap === undefined) throw new BacktestInputError(`no balance snapshot recorded at or before ${new Date(from * 1000).toISOString()}: pass --balance CUR=AMOUNT`, { field: 'balance' });
-  return Object.fromEntries(Object.entries(snap.balances).map(([cur, b]) => [cur, new Decimal(b.available).plus(b.freeze)]));
+  return {
+    trading: Object.fromEntries(Object.entries(snap.balances).map(([cur, b]) => [cur, new Decimal(b.available).plus(b.freeze)])),
+    collateral: Object.fromEntries(Object.entries(snap.collateral ?? {}).map(([cur, v]) => [cur, new Decimal(v)])),
+  };
 }
 
 function indexDecisions(list: readonly RecordedDecision[]): Map<string, RecordedDecision[]> {

@@ -65,6 +65,8 @@ export interface RecordedBalances {
   /** The open time (ms) of the candle these balances went to the strategies with. */
   readonly marketMs: number;
   readonly balances: Readonly<Record<string, { readonly available: string; readonly freeze: string }>>;
+  /** The collateral account (where OCOs hold their margin): what each asset holds. */
+  readonly collateral?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface RunMark {
