@@ -56,6 +56,10 @@ export interface Trading {
   readonly feedback: OrderFeedbackRecorder;
   /** Positions and PnL from the journal's fills: ctx.position, the daily loss limit, the metrics. */
   readonly portfolio: Portfolio;
+  /** The journal as the executor writes it (transitions metered): the account stream writes through it too. */
+  readonly store: MeteredOrderStore;
+  /** The execution events (metrics, logs, order feedback): the account stream's transitions emit here too. */
+  readonly events: ExecutionEvents;
 }
 
 /**
@@ -113,7 +117,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : collateralFree(collateral, cur)) },
   });
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events };
 }
 
 const NOTHING = new Decimal(0);
