@@ -81,7 +81,7 @@ export interface AccountStream extends AccountStreamView {
  * subscriptions, then asked again for what moved in between. Started after the first reconciliation.
  */
 export function startAccountStream(
-  i: StreamsInput & { readonly markets: readonly MarketName[]; readonly exec: Execution; readonly store: OrderStore; readonly events: ExecutionEvents; readonly onChange: (market: MarketName) => void },
+  i: StreamsInput & { readonly markets: readonly MarketName[]; readonly exec: Pick<Execution, 'settler' | 'reconciler'>; readonly store: OrderStore; readonly events: ExecutionEvents; readonly onChange: (market: MarketName) => void },
 ): AccountStream {
   const log = componentLogger(i.log, 'stream');
   const changed = new Set<MarketName>();

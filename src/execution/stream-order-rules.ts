@@ -10,8 +10,10 @@ import type { OrderRecord } from '../store/order-store-port';
  * - a pending record: never sent by us yet, nothing to learn;
  * - less filled than the journal already says: an older, late or reordered push: ignored;
  * - a stop's second event 1 is its activation, but a duplicated first event 1 looks the same: an
- *   identical repeat is a duplicate (ignored), a changed one with the placement seen is the
- *   activation (trigger), and without the placement seen the venue is asked.
+ *   identical repeat is a duplicate (ignored); one unchanged since creation (mtime = ctime) is the
+ *   placement, which the journal already has from the create answer (ignored); a changed one after
+ *   the placement was seen on this connection is the activation (trigger); without the placement
+ *   seen the venue is asked.
  */
 export type StreamOrderAction =
   | { readonly kind: 'apply'; readonly event: OrderEvent }
@@ -36,6 +38,7 @@ export function decideOrderEvent(record: OrderRecord | undefined, ev: OrderEvent
   if (ev.report.dealStock.lessThan(record.filledAmount)) return { kind: 'ignore', reason: 'older than the journal' };
   if (ev.eventId === 1 && ev.isStop && !UNSETTLED.has(record.status)) {
     if (memory.previousNew === memory.text) return { kind: 'ignore', reason: 'duplicate' };
+    if (!ev.changedSinceCreation) return { kind: 'ignore', reason: 'placement, already journaled' };
     if (memory.previousNew === undefined) return { kind: 'ask_record', record };
     return { kind: 'apply', event: { ...ev, report: { ...ev.report, activated: true, activationPrice: ev.report.price } } };
   }

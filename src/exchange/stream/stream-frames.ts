@@ -63,6 +63,7 @@ const wsOrder = z.object({
   deal_fee: decimalText,
   price: decimalText.optional(),
   ctime: z.number().nonnegative().optional(),
+  mtime: z.number().nonnegative().optional(),
   client_order_id: z.string().max(255).optional(),
   status: z.string().max(64).optional(),
 });
@@ -77,6 +78,8 @@ export interface OrderEvent {
   readonly report: OrderReport;
   /** Type 3, 4, 9 or 10: a second event 1 is its activation, which the push cannot tell from a duplicate. */
   readonly isStop: boolean;
+  /** `mtime` after `ctime`: the order changed since its creation (an event 1 showing it is an activation). */
+  readonly changedSinceCreation: boolean;
 }
 
 const orderPush = z.tuple([z.union([z.literal(1), z.literal(2), z.literal(3)]), wsOrder]);
@@ -103,7 +106,8 @@ export function parseOrderEvent(params: readonly unknown[]): OrderEvent | undefi
     price: o.price === undefined ? undefined : new Decimal(o.price),
     activationPrice: undefined, activationCondition: undefined, activated: undefined, status,
   };
-  return { eventId, report, isStop: STOP_TYPES.has(o.type) };
+  const changedSinceCreation = o.ctime !== undefined && o.mtime !== undefined && o.mtime > o.ctime;
+  return { eventId, report, isStop: STOP_TYPES.has(o.type), changedSinceCreation };
 }
 
 export interface DealEvent {
