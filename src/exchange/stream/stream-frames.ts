@@ -118,7 +118,7 @@ export interface DealEvent {
   readonly clientOrderId: string | undefined;
 }
 
-const dealPush = z.tuple([id, z.number(), market, id, decimalText, decimalText, decimalText, z.string().max(255), z.number().int(), z.string().max(16), z.string().max(32)]).rest(z.unknown());
+const dealPush = z.tuple([id, z.number(), market, id, decimalText, decimalText, decimalText, z.string().max(255), z.union([z.literal(1), z.literal(2)]), z.union([z.literal(1), z.literal(2)]), z.string().max(32)]);
 
 /** `deals_update` params: the 11-element tuple of deals.yaml (id, time, market, order id, price, amount, fee, client id, side, role, fee asset). */
 export function parseDealEvent(params: readonly unknown[]): DealEvent | undefined {

@@ -39,8 +39,8 @@ describe('stream frames', () => {
   });
 
   test('deals, candles, last price', () => {
-    expect(parseDealEvent([5, 1.5, 'BTC_USDT', 7, '105', '0.1', '0.01', 'tb-a', 2, 'taker', 'USDT'])).toMatchObject({ dealId: 5, orderId: 7, clientOrderId: 'tb-a' });
-    expect(parseDealEvent([5, 1.5, 'BTC_USDT', 7, '105', 'x', '0.01', 'tb-a', 2, 'taker', 'USDT'])).toBeUndefined();
+    expect(parseDealEvent([5, 1.5, 'BTC_USDT', 7, '105', '0.1', '0.01', 'tb-a', 2, 2, 'USDT'])).toMatchObject({ dealId: 5, orderId: 7, clientOrderId: 'tb-a' });
+    expect(parseDealEvent([5, 1.5, 'BTC_USDT', 7, '105', 'x', '0.01', 'tb-a', 2, 2, 'USDT'])).toBeUndefined();
     expect(parseCandleTicks([[60, '1', '2', '3', '0.5', '10', '20', 'BTC_USDT']])).toEqual([{ time: 60, market: 'BTC_USDT' }]);
     expect(parseCandleTicks([])).toBeUndefined();
     expect(parseCandleTicks([[60, '1', '2', '3', '0.5', '10', '20']])).toBeUndefined();
