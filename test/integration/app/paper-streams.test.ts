@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Redis from 'ioredis';
-import { DaemonProcess, MAIN, paperConfig, requireBuild, ROOT, writeConfig, type LogLine } from './daemon-process';
+import { DaemonProcess, MAIN, paperConfig, requireBuild, ROOT, runCli, writeConfig, type LogLine } from './daemon-process';
 
 /**
  * Paper mode with streams (the default `exchange.streams: all`), the daemon as a child process:
@@ -67,6 +67,17 @@ test('npm start\'s paper mode trades with streams: the account stream is healthy
   expect(value(text, /tradebot_stream_messages_total\{stream="account",method="ordersPending_update"\} (\d+)/)).toBeGreaterThan(0);
   expect(value(text, /tradebot_stream_messages_total\{stream="market:BTC_USDT:1m",method="candles_update"\} (\d+)/)).toBeGreaterThan(0);
   expect(value(text, /tradebot_stream_invalid_messages_total\{stream="account"\} (\d+)/)).toBe(0);
+
+  // `tradebot status` shows the streams.
+  const port = d.lines.find(msg('metrics server listening'))!['port'] as number;
+  const env = { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: `${PREFIX}-a` };
+  const report = JSON.parse(runCli(['status', '--config', config.file, '--url', `http://127.0.0.1:${port}`, '--json'], env).stdout) as { streams: { stream: string; healthy: boolean; messages: number }[] };
+  expect(report.streams).toEqual(expect.arrayContaining([
+    expect.objectContaining({ stream: 'account', healthy: true }),
+    expect.objectContaining({ stream: 'market:BTC_USDT:1m', healthy: true }),
+  ]));
+  const human = runCli(['status', '--config', config.file, '--url', `http://127.0.0.1:${port}`], env).stdout;
+  expect(human).toMatch(/streams \(unhealthy = on REST polling\)\n.*account\s+healthy/);
 });
 
 test('a simulator that drops every WebSocket connection every 1.5 s does not stop trading', async () => {
