@@ -54,6 +54,7 @@ interface Lane {
   readonly requests: { count: number };
   readonly closeToAccepted: number[];
   readonly fillToJournal: number[];
+  readonly outcomes: Map<string, number>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +70,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
   const requests = { count: 0 };
   const closeToAccepted: number[] = [];
   const fillToJournal: number[] = [];
+  const outcomes = new Map<string, number>();
   const client = new HttpExchangeClient({
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey, apiSecret: `${apiKey}-secret` },
     nonceSource: new InMemoryNonceSource({ clock: wall }), limiter: new InMemoryRateLimiter({ clock: wall }), clock: wall, timeoutMs: 10_000,
@@ -92,6 +94,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
     exchange: client, store, leases, leaseStore, owner: `bench-${mode}`, risk: ALLOW_ALL, clock: wall, events,
     markets: MARKETS, requestTimeoutMs: 10_000,
   });
+  await exec.catalog.refresh();
   await exec.reconciler.runOnce();
   const config = parseConfig({
     mode: 'paper', paper: { exchangeUrl: sim.url }, strategies: { enabled: [{ name: 'bench' }] },
@@ -122,6 +125,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
         for (const x of intents) {
           const closeMs = (x.candleTime + 60) * 1000;
           const result = await exec.executor.submit(x);
+          outcomes.set(result.outcome, (outcomes.get(result.outcome) ?? 0) + 1);
           if (result.outcome === 'accepted') closeToAccepted.push(sinceMarket(sim, closeMs));
         }
       },
@@ -147,7 +151,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
     void exec.reconciler.runOnce().catch(() => undefined);
   }, RECONCILE_MS);
   return {
-    mode, requests, closeToAccepted, fillToJournal,
+    mode, requests, closeToAccepted, fillToJournal, outcomes,
     stop: async () => {
       clearInterval(reconcile);
       await scheduler.stop(2000);
@@ -180,7 +184,7 @@ export async function run(): Promise<BenchRow[]> {
   lanes.forEach((l, i) => {
     const c2a = [...l.closeToAccepted].sort((a, b) => a - b);
     const f2j = [...l.fillToJournal].sort((a, b) => a - b);
-    const note = `20 markets, ${MINUTES} min at speed 1; n=${c2a.length} orders, ${f2j.length} fills`;
+    const note = `20 markets, ${MINUTES} min at speed 1; n=${c2a.length} orders, ${f2j.length} fills; outcomes ${JSON.stringify(Object.fromEntries(l.outcomes))}`;
     rows.push(
       { name: `${l.mode}: candle close -> order accepted p50`, value: Math.round(percentile(c2a, 50)), unit: 'ms', note },
       { name: `${l.mode}: candle close -> order accepted p99`, value: Math.round(percentile(c2a, 99)), unit: 'ms' },

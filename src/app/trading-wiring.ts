@@ -8,6 +8,7 @@ import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
 import { setTradingState, type Metrics } from '../metrics/registry';
 import { buildKernelCore } from '../execution/kernel-core';
+import type { ExecutionEvents } from '../execution/events';
 import type { OpenOrderBook } from '../execution/open-order-book';
 import type { OrderFeedbackRecorder } from '../execution/order-feedback-recorder';
 import type { Portfolio } from '../portfolio/portfolio';
@@ -114,6 +115,8 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   });
   const positions = new PositionMetrics(m, portfolio);
   const exec: Execution = { ...core.exec, leases: replica.leases, owner: replica.owner };
+  // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
+  const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
   return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events };
 }
