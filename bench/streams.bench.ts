@@ -113,7 +113,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
     subscriptions: () => MARKETS.map((m) => ({ market: m, interval: INTERVAL })),
     handleCandle: (mk: MarketName, _iv: Interval, candle: Candle): StampedIntent[] => [{
       strategy: 'bench', interval: INTERVAL, candleTime: candle.time,
-      intent: { kind: 'stop_limit', market: mk, side: 'buy', amount: new Decimal('0.01'), activationPrice: candle.close.times('1.0005'), price: candle.close.times('1.002') },
+      intent: { kind: 'stop_limit', market: mk, side: 'buy', amount: new Decimal('0.1'), activationPrice: candle.close.times('1.0005'), price: candle.close.times('1.002') },
     }],
     pause: () => undefined, resume: () => undefined, isPaused: () => false,
     stats: () => ({ calls: 0, errors: 0, overruns: 0, consecutiveFailures: 0 }) as never, strategyNames: () => ['bench'],
@@ -125,7 +125,8 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
         for (const x of intents) {
           const closeMs = (x.candleTime + 60) * 1000;
           const result = await exec.executor.submit(x);
-          outcomes.set(result.outcome, (outcomes.get(result.outcome) ?? 0) + 1);
+          const key = result.outcome === 'denied' ? `denied:${result.rule}` : result.outcome;
+          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
           if (result.outcome === 'accepted') closeToAccepted.push(sinceMarket(sim, closeMs));
         }
       },
@@ -146,6 +147,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
       onClosed: (mk, iv, t) => { void flow.closed(mk, iv, t); },
     });
   }
+  const renew = setInterval(() => { void leases.tick().catch(() => undefined); }, 5000);
   const reconcile = setInterval(() => {
     if (account?.reconcileNow() === false) return;
     void exec.reconciler.runOnce().catch(() => undefined);
@@ -154,6 +156,7 @@ async function lane(mode: Mode, sim: SimulatedExchange, apiKey: string, filledAt
     mode, requests, closeToAccepted, fillToJournal, outcomes,
     stop: async () => {
       clearInterval(reconcile);
+      clearInterval(renew);
       await scheduler.stop(2000);
       account?.stop();
       market?.stop();
