@@ -139,6 +139,8 @@ export class TradebotApp {
       this.marketClock = paper.sim.clock;
       log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
+    // Plain http: is allowed only on loopback, i.e. a simulator: its WebSocket twin, never the venue's host.
+    if (new URL(baseUrl).protocol === 'http:') streamUrl = simStreamUrl(baseUrl);
     // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.
     let onNonceRefused: () => Promise<void> = async () => undefined;
     const exchange = createExchangeClient(c, {

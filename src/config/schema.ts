@@ -5,6 +5,7 @@ import { OCO_CANCEL_ON, parseFillModel } from '../domain/fill-model';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { DEFAULT_STREAM_URL, RISK_DEFAULTS, STRATEGY_DEFAULTS, STREAM_MODES } from './defaults';
+import { streamUrlProblem } from './base-url';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -78,7 +79,10 @@ export const configSchema = z.strictObject({
       websocket: z
         .strictObject({
           /** The venue's WebSocket API (paper mode: the embedded simulator's twin, whatever this says). */
-          url: z.string().regex(/^wss?:\/\/[^\s]+$/, 'must be a ws:// or wss:// URL').default(DEFAULT_STREAM_URL),
+          url: z.string().superRefine((v, ctx) => {
+            const problem = streamUrlProblem(v);
+            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+          }).default(DEFAULT_STREAM_URL),
           /** JSON ping at least this often (the venue drops a connection after 60 s without a client message). */
           pingIntervalMs: z.number().int().min(1000).max(55_000).default(50_000),
           /** A ping or request unanswered this long: the socket is dropped and reconnected. */
