@@ -62,7 +62,12 @@ test('npm start\'s paper mode trades with streams: the account stream is healthy
   await daemon.waitForLine(msg('order filled'), 30_000, 'a fill');
   const d = daemon;
   await d.waitForLine((l) => l.msg === 'stream healthy: its pushes are used' && l['stream'] === 'account', 10_000, 'account stream healthy');
-  const text = await metricsOf(d);
+  await d.waitForLine((l) => l.msg === 'stream healthy: its pushes are used' && l['stream'] === 'market:BTC_USDT:1m', 10_000, 'market stream healthy');
+  let text = await metricsOf(d);
+  for (let i = 0; i < 100 && value(text, /tradebot_stream_messages_total\{stream="market:BTC_USDT:1m",method="candles_update"\} (\d+)/) === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    text = await metricsOf(d);
+  }
   expect(text).toMatch(/tradebot_stream_healthy\{stream="account"\} 1/);
   expect(value(text, /tradebot_stream_messages_total\{stream="account",method="ordersPending_update"\} (\d+)/)).toBeGreaterThan(0);
   expect(value(text, /tradebot_stream_messages_total\{stream="market:BTC_USDT:1m",method="candles_update"\} (\d+)/)).toBeGreaterThan(0);
