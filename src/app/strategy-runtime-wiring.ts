@@ -6,7 +6,9 @@ import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/
 import { GuestHost, type GuestStrategy } from '../strategy/guest/guest-host';
 import { strategyConfigs } from './strategy-wiring';
 import { CandleFlow, type IntentSink } from '../strategy/candle-flow';
-import { settleBeforeCandle } from '../execution/candle-settlement';
+import { settleBeforeCandle, type AccountStreamView } from '../execution/candle-settlement';
+import type { Interval } from '../domain/candle';
+import type { MarketName } from '../domain/market';
 import type { Trading } from './trading-wiring';
 import type { DeploymentRecorder } from '../drift/deployment-recorder';
 
@@ -24,6 +26,11 @@ export interface StrategyRuntimeInput {
   readonly log: Logger;
   /** Records what the strategies got (the drift check); absent when `drift.record` is off. */
   readonly recorder?: DeploymentRecorder | undefined;
+  /** The WebSocket streams, when configured (stream-wiring.ts). */
+  readonly streams?: {
+    readonly account: AccountStreamView | undefined;
+    marketTriggers(market: MarketName, interval: Interval): boolean;
+  };
 }
 
 /**
@@ -67,7 +74,9 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: G
     beforeStrategies: settleBeforeCandle({
       reconciler: exec.reconciler, book, feedback,
       pollBalances: async () => { await Promise.all([balances.poll(), i.trading.collateral.poll()]); },
+      stream: i.streams?.account,
     }),
+    ...(i.streams === undefined ? {} : { streamTriggers: (mk: MarketName, iv: Interval) => i.streams?.marketTriggers(mk, iv) === true }),
     warmupFor: (market, interval) => Math.max(1, ...i.strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
       onCandle: (market, interval, closeTime, close) => {
