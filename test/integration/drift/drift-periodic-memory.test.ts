@@ -1,4 +1,4 @@
-import { DaemonProcess, paperConfig, requireBuild, writeConfig, type LogLine } from '../app/daemon-process';
+import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig, type LogLine } from '../app/daemon-process';
 
 /**
  * `npm start`'s setting: paper mode with the embedded simulator and no Redis (records in the daemon's
@@ -36,4 +36,16 @@ test('paper without Redis: the periodic drift check runs in a child process and 
   } finally {
     cfg.cleanup();
   }
+});
+
+test('tradebot drift refuses unknown flags, stray arguments and bad values, naming them', () => {
+  const env = { TRADEBOT_CONFIG: 'config/paper.yaml' };
+  const unknown = runCli(['drift', '--from', '1', '--to', '2', '--bogus'], env);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain("unknown option '--bogus'");
+  expect(runCli(['drift', '--from', '1', '--to', '2', 'extra'], env).stderr).toContain('too many arguments');
+  const bad = runCli(['drift', '--from', '1', '--to', '2', '--max-unexplained', 'x'], env);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain('--max-unexplained must be a whole number');
+  expect(runCli(['drift', '--from', 'yesterday', '--to', '2'], env).stderr).toContain('--from: "yesterday" is neither Unix seconds nor an ISO date');
 });
