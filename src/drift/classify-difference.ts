@@ -13,6 +13,8 @@ export interface DriftEvidence {
   readonly corrected: (market: string, interval: Interval, time: number) => boolean;
   /** The rule by which the replay denied (or its venue rejected) an intent of this candle, if it did. */
   readonly replayDenied?: ((strategy: string, market: string, candleTime: number) => string | undefined) | undefined;
+  /** What the strategy carried into the window on the market (a position, open orders), which the replay does not recreate. */
+  readonly carried?: ((strategy: string, market: string) => string | undefined) | undefined;
 }
 
 export type Unclassified = Omit<DriftDifference, 'cause' | 'detail'>;
@@ -63,8 +65,11 @@ export function classifier(ev: DriftEvidence): Classifier {
       return { cause: prior.cause, detail: `follows the ${prior.cause} difference of candle ${prior.candleTime}: the strategy's position or open orders differed` };
     }
     const replayRule = d.kind === 'only_live' ? ev.replayDenied?.(d.strategy, d.market, d.candleTime) : undefined;
-    if (replayRule !== undefined) return { cause: 'unexplained', detail: `placed live, the replay denied it: ${replayRule}` };
-    return { cause: 'unexplained', detail: d.kind === 'different' ? `${d.fields.join(', ')} differ with the same inputs` : `placed only ${d.kind === 'only_live' ? 'live' : 'in the replay'}, on the same candle` };
+    const what = replayRule !== undefined ? `placed live, the replay denied it: ${replayRule}`
+      : d.kind === 'different' ? `${d.fields.join(', ')} differ with the same inputs` : `placed only ${d.kind === 'only_live' ? 'live' : 'in the replay'}, on the same candle`;
+    // Still unexplained (the replay cannot tell), but the reader learns where to look first.
+    const carried = ev.carried?.(d.strategy, d.market);
+    return { cause: 'unexplained', detail: carried === undefined ? what : `${what}; the strategy carried ${carried} into the window, which the replay does not recreate` };
   };
 }
 

@@ -99,8 +99,8 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
   let candlesRecorded = 0;
   for (const configured of spec.strategies) {
     // What the deployment really ran: the journal's parameters win over today's config.
-    const records = (await src.journal.listByStrategy(configured.name, JOURNAL_SCAN))
-      .filter((r) => r.candleTime >= spec.from && r.candleTime < spec.to);
+    const all = await src.journal.listByStrategy(configured.name, JOURNAL_SCAN);
+    const records = all.filter((r) => r.candleTime >= spec.from && r.candleTime < spec.to);
     const identity = journalIdentity(records);
     const deployed = identity.params === undefined ? configured : { ...configured, params: identity.params };
     // The module's own markets unless the config names some, as the daemon resolves them.
@@ -143,6 +143,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
       downtime,
       decisions: (st, m, t) => decisions.get(`${st}|${m}|${t}`) ?? [],
       corrected: (m, _i, t) => fixed.has(`${m}|${t}`),
+      carried: (_st, m) => carriedState(all.filter((r) => r.market === m && r.candleTime < spec.from), spec.from, toMarket),
       replayDenied: (st, m, t) => outcome.replay.orders.find((o) => o.strategy === st && o.market === m && o.candleTime === t && (o.outcome === 'denied' || o.outcome === 'rejected'))?.rule,
     }));
     const candles = Object.fromEntries(markets.map((m) => [m, inWindow(m).map(toCandle)]));
@@ -170,6 +171,22 @@ function journalIdentity(records: readonly OrderRecord[]): { versions: string[];
   const newest = [...records].sort((a, b) => b.candleTime - a.candleTime).find((r) => r.strategyParams !== undefined);
   const parsed: unknown = newest?.strategyParams === undefined ? undefined : JSON.parse(newest.strategyParams);
   return { versions, params: parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined };
+}
+
+/**
+ * What the strategy carried into the window on a market that the replay does not recreate: a net
+ * position from the orders before it, or an order placed before it that was still open at `from`.
+ */
+function carriedState(before: readonly OrderRecord[], from: number, toMarket: (atMs: number) => number | undefined): string | undefined {
+  let net = new Decimal(0);
+  for (const r of before) net = r.side === 'buy' ? net.plus(r.filledAmount) : net.minus(r.filledAmount);
+  const open = before.filter((r) => {
+    const last = r.history[r.history.length - 1];
+    const endedMs = last === undefined ? undefined : toMarket(last.atMs);
+    return !['filled', 'canceled', 'rejected'].includes(r.status) || (endedMs !== undefined && endedMs >= from * 1000);
+  });
+  const parts = [...(net.isZero() ? [] : [`a position of ${net.toString()}`]), ...(open.length === 0 ? [] : [`${open.length} order(s) open at the window's start`])];
+  return parts.length === 0 ? undefined : parts.join(' and ');
 }
 
 function unfilled(o: IntentOutcome): IntentOutcome {

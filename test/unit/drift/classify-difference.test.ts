@@ -73,6 +73,10 @@ describe('drift causes', () => {
     const first = { ...diff('only_replay', [], undefined, outcome(T)), cause: 'daemon_down' as const, detail: '' };
     expect(c(diff('only_live', [], outcome(T + 60)), [first]).cause).toBe('daemon_down');
     expect(c(diff('only_live', [], outcome(T + 60)), []).cause).toBe('unexplained');
+    // What the strategy carried into the window is named, the difference stays unexplained.
+    const carried = classifier({ ...evidence({ decisions: [decision({})] }), carried: () => 'a position of 0.001' })(diff('only_live', [], outcome(T + 60)), []);
+    expect(carried.cause).toBe('unexplained');
+    expect(carried.detail).toContain('carried a position of 0.001 into the window');
   });
 
   it('compareOutcomes matches by intent, counts identical ones and classifies the rest in candle order', () => {
