@@ -4,7 +4,7 @@ import { intervalSeconds } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
-import type { BacktestFill, CandlesByMarket, EquityPoint, StartBalances } from './types';
+import type { BacktestFill, CandlesByMarket, EquityPoint, EquitySeries, StartBalances } from './types';
 import { addScaled, formatScaled, mulScaled, scaledOf, scaledOfDouble, type Scaled } from './scaled-decimal';
 import { CLOSE, ColumnCandle } from '../../market-data/csv-columns';
 
@@ -12,8 +12,7 @@ interface MarketBook {
   readonly market: MarketName;
   readonly candles: readonly Candle[];
   next: number;
-  /** Last known price used for valuation: the first open until the first close is seen (a candle: its close). */
-  price: Decimal | Candle;
+  /** The double of the last known price used for valuation: the first open until the first close is seen. */
   priceF: number;
   baseBalance: Decimal;
 }
@@ -97,13 +96,31 @@ export function buildEquityCurve(
   quoteCurrency: string,
   interval: Interval,
 ): EquityPoint[] {
+  const series = buildEquitySeries(fills, candles, startBalances, quoteCurrency, interval);
+  const points: EquityPoint[] = new Array<EquityPoint>(series.length);
+  for (let i = 0; i < series.length; i++) points[i] = series.point(i);
+  return points;
+}
+
+/**
+ * `buildEquityCurve` as columns: a time and a double per point, and for the exact value only the
+ * index of the holdings stretch and of each market's pricing candle (no object per point: a year
+ * of 1m candles is 525,600 points). `point(i)` builds the exact point on demand.
+ */
+export function buildEquitySeries(
+  fills: readonly BacktestFill[],
+  candles: CandlesByMarket,
+  startBalances: StartBalances,
+  quoteCurrency: string,
+  interval: Interval,
+): EquitySeries {
   const step = intervalSeconds(interval);
   const books = new Map<MarketName, MarketBook>();
   for (const [market, list] of Object.entries(candles)) {
     const first = list[0];
     if (first === undefined) continue;
     assertQuotedIn(market, quoteCurrency);
-    books.set(market, { market, candles: list, next: 0, price: first.open, priceF: first.open.toNumber(), baseBalance: new Decimal(0) });
+    books.set(market, { market, candles: list, next: 0, priceF: first.open.toNumber(), baseBalance: new Decimal(0) });
     for (let i = 1; i < list.length; i++) {
       if ((list[i] as Candle).time <= (list[i - 1] as Candle).time) {
         throw new BacktestInputError(`candles.${market}[${i}]: candles must be sorted by time without duplicates`, { field: `candles.${market}` });
@@ -140,19 +157,29 @@ export function buildEquityCurve(
   }
 
   const bookList = [...books.values()];
+  const n = times.length + 1;
+  const out = new ColumnSeries(n, bookList.map((b) => b.candles));
   let holdings: Holdings | undefined;
-  const holdingsNow = (): Holdings => (holdings ??= { quote, quoteF: quote.toNumber(), bases: bookList.map((b) => b.baseBalance), basesF: bookList.map((b) => b.baseBalance.toNumber()) });
-  const point = (time: number): EquityPoint => {
+  const holdingsNow = (): Holdings => {
+    if (holdings === undefined) {
+      holdings = { quote, quoteF: quote.toNumber(), bases: bookList.map((b) => b.baseBalance), basesF: bookList.map((b) => b.baseBalance.toNumber()) };
+      out.stretches.push(holdings);
+    }
+    return holdings;
+  };
+  const put = (k: number, time: number): void => {
     const h = holdingsNow();
     let value = h.quoteF;
     for (let i = 0; i < bookList.length; i++) {
-      const b = bookList[i] as MarketBook;
       const baseF = h.basesF[i] as number;
-      if (baseF !== 0) value += baseF * b.priceF;
+      if (baseF !== 0) value += baseF * (bookList[i] as MarketBook).priceF;
     }
-    return new CurvePoint(time, value, h, bookList.length === 1 ? (bookList[0] as MarketBook).price : bookList.map((b) => b.price));
+    out.times[k] = time;
+    out.values[k] = value;
+    out.stretchOf[k] = out.stretches.length - 1;
+    for (let i = 0; i < bookList.length; i++) (out.candleOf[i] as Int32Array)[k] = (bookList[i] as MarketBook).next - 1;
   };
-  const points: EquityPoint[] = [point(startTime)];
+  put(0, startTime);
   let nextFill = 0;
   for (let i = 0; i < times.length; i++) {
     const t = times[i] as number;
@@ -177,14 +204,38 @@ export function buildEquityCurve(
       const book = bookList[k] as MarketBook;
       const candle = book.candles[book.next];
       if (candle !== undefined && candle.time === t) {
-        book.price = candle;
         book.priceF = closeNumber(candle);
         book.next++;
       }
     }
-    points.push(point(closeAt));
+    put(i + 1, closeAt);
   }
-  return points;
+  return out;
+}
+
+/** The series built by buildEquitySeries: columns, and the exact point rebuilt from them on demand. */
+class ColumnSeries implements EquitySeries {
+  readonly times: Float64Array;
+  readonly values: Float64Array;
+  readonly stretches: Holdings[] = [];
+  readonly stretchOf: Int32Array;
+  /** Per market (the books' order): index of the candle whose close prices point k; -1 = the first open. */
+  readonly candleOf: Int32Array[];
+
+  constructor(readonly length: number, private readonly candles: readonly (readonly Candle[])[]) {
+    this.times = new Float64Array(length);
+    this.values = new Float64Array(length);
+    this.stretchOf = new Int32Array(length);
+    this.candleOf = candles.map(() => new Int32Array(length));
+  }
+
+  point(k: number): EquityPoint {
+    const prices = this.candles.map((list, i) => {
+      const at = (this.candleOf[i] as Int32Array)[k] as number;
+      return at < 0 ? (list[0] as Candle).open : list[at] as Candle;
+    });
+    return new CurvePoint(this.times[k] as number, this.values[k] as number, this.stretches[this.stretchOf[k] as number] as Holdings, prices.length === 1 ? prices[0] as Decimal | Candle : prices);
+  }
 }
 
 /** Valuation needs every market priced in the quote currency: `BTC_USDT` with quote `USDT`. */

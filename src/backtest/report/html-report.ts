@@ -96,9 +96,14 @@ function equityChart(result: BacktestResult): string {
     values: run.equity.map(equityValue),
     from: result.metrics.startTime,
     to: result.metrics.endTime,
-    maxStep: intervalSeconds(run.interval) * 1.5,
+    maxStep: curveStep(run) * 1.5,
     ...(result.benchmark.equity.length === run.equity.length ? { series: [{ values: result.benchmark.equity, className: 'benchmark' }] } : {}),
   });
+}
+
+/** The spacing of the drawn curve: a step longer than it is a data gap. */
+function curveStep(run: BacktestResult['run']): number {
+  return Math.max(intervalSeconds(run.interval), intervalSeconds(run.curveInterval ?? run.interval));
 }
 
 /** Percent below the running peak at each equity point (0 at a new high). */
@@ -113,7 +118,7 @@ function drawdownChart(result: BacktestResult): string {
   return renderLineChart({
     id: 'drawdown-chart', className: 'drawdown', height: 180, title: 'Drawdown', yLabel: 'below peak (%)',
     times: run.equity.map((p) => p.time), values, from: result.metrics.startTime, to: result.metrics.endTime,
-    maxStep: intervalSeconds(run.interval) * 1.5,
+    maxStep: curveStep(run) * 1.5,
   });
 }
 

@@ -38,6 +38,21 @@ export interface EquityPoint {
   equityText?(): string;
 }
 
+/**
+ * An equity curve at full resolution as columns (buildEquitySeries): the doubles every ratio and the
+ * drawdown search read, and the exact point built only where it is read. A year of 1m candles is
+ * half a million points, so no object is kept per point.
+ */
+export interface EquitySeries {
+  readonly length: number;
+  /** Point times (Unix s), ascending. */
+  readonly times: ArrayLike<number>;
+  /** Point values as doubles (never used for money). */
+  readonly values: ArrayLike<number>;
+  /** The exact point k (its equity a Decimal). */
+  point(k: number): EquityPoint;
+}
+
 /** Everything the report needs from one backtest run. */
 export interface BacktestRun {
   readonly fills: readonly BacktestFill[];
@@ -47,8 +62,19 @@ export interface BacktestRun {
   readonly quoteCurrency: string;
   /** Candle interval; used to annualise Sharpe/Sortino and to detect gaps. */
   readonly interval: Interval;
-  /** Usually `buildEquityCurve(fills, candles, startBalances, quoteCurrency, interval)`. At least 1 point. */
+  /**
+   * The curve the report writes and draws: usually `buildEquityCurve(fills, candles, startBalances,
+   * quoteCurrency, interval)`, or, with `curve`, the points of it picked by `reportedCurve` (the
+   * strategy's interval, every fill's point, the drawdown extremes). At least 1 point.
+   */
   readonly equity: readonly EquityPoint[];
+  /**
+   * The full-resolution curve (buildEquitySeries) when `equity` holds only some of its points: the
+   * metrics and the benchmark are computed from it. Absent: `equity` is the full curve.
+   */
+  readonly curve?: EquitySeries | undefined;
+  /** The spacing of `equity` when it was sampled from `curve` (the strategy's interval); default `interval`. */
+  readonly curveInterval?: Interval | undefined;
   /** Free text shown in the report header (strategy name, parameters). Escaped on output. */
   readonly title?: string;
   /** What the backtester knows besides the fills (settings, strategy health, order outcomes); absent for a bare analysis. */
