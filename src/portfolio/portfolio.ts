@@ -49,6 +49,18 @@ export interface PositionState {
   readonly fees: Decimal;
 }
 
+/** What one fill did to its position, as the portfolio accounted it (listeners and the round-trip book read it). */
+export interface FillEffect {
+  /** The signed position before the fill. */
+  readonly before: Decimal;
+  /** How much of the position the fill closed (0 when it opened or added to it). */
+  readonly closed: Decimal;
+  /** PnL realised on the closed amount before the fee: closed x (price - average entry), sign flipped for a short. */
+  readonly gross: Decimal;
+  /** What the fill realised: gross - fee. */
+  readonly realized: Decimal;
+}
+
 interface Slot {
   readonly strategy: string;
   readonly market: MarketName;
@@ -79,7 +91,7 @@ const FLAT: PositionView = Object.freeze({ amount: ZERO, averageEntry: undefined
 export class Portfolio {
   private readonly slots = new Map<string, Slot>();
   private readonly daily: DailyPnl;
-  private readonly listeners: ((state: PositionState, fill: PortfolioFill, realized: Decimal) => void)[] = [];
+  private readonly listeners: ((state: PositionState, fill: PortfolioFill, realized: Decimal, effect: FillEffect) => void)[] = [];
 
   constructor(clock: Clock) {
     this.daily = new DailyPnl(clock);
@@ -87,6 +99,11 @@ export class Portfolio {
 
   /** Applies one execution; returns the PnL it realised (its fee included). */
   applyFill(f: PortfolioFill): Decimal {
+    return this.applyFillEffect(f).realized;
+  }
+
+  /** `applyFill`, returning everything the fill did to its position. */
+  applyFillEffect(f: PortfolioFill): FillEffect {
     const key = slotKey(f.strategy, f.market);
     let s = this.slots.get(key);
     if (s === undefined) {
@@ -94,7 +111,9 @@ export class Portfolio {
       this.slots.set(key, s);
     }
     const signed = f.side === 'buy' ? f.amount : f.amount.negated();
-    let realized = f.fee.isZero() ? ZERO : f.fee.negated();
+    const before = s.amount;
+    let closed = ZERO;
+    let gross = ZERO;
     if (s.amount.isZero() || s.amount.isPositive() === signed.isPositive()) {
       const next = s.amount.plus(signed);
       s.averageEntry = s.amount.isZero() ? f.price : s.averageEntry.times(s.amount).plus(f.price.times(signed)).dividedBy(next);
@@ -102,20 +121,22 @@ export class Portfolio {
     } else {
       const long = s.amount.isPositive();
       const held = s.amount.abs();
-      const closed = Decimal.min(held, f.amount);
+      closed = Decimal.min(held, f.amount);
       const perUnit = long ? f.price.minus(s.averageEntry) : s.averageEntry.minus(f.price);
-      realized = realized.plus(perUnit.times(closed));
+      gross = perUnit.times(closed);
       s.amount = s.amount.plus(signed);
       // Crossed zero: what is left of the fill opens a position the other way at its price.
       if (!s.amount.isZero() && s.amount.isPositive() !== long) s.averageEntry = f.price;
     }
+    const realized = f.fee.isZero() ? gross : gross.minus(f.fee);
     s.fees = s.fees.plus(f.fee);
     if (!realized.isZero()) {
       s.realizedPnl = s.realizedPnl.plus(realized);
       if (f.replayed !== true) this.daily.record({ amount: realized, timeMs: f.timeMs });
     }
-    for (const listener of this.listeners) listener(s, f, realized);
-    return realized;
+    const effect: FillEffect = { before, closed, gross, realized };
+    for (const listener of this.listeners) listener(s, f, realized, effect);
+    return effect;
   }
 
   /** `ctx.position`: the position with its unrealised PnL at `lastPrice`. */
@@ -148,7 +169,7 @@ export class Portfolio {
   }
 
   /** Called after every fill with the updated position and what the fill realised (metrics). */
-  onFill(listener: (state: PositionState, fill: PortfolioFill, realized: Decimal) => void): void {
+  onFill(listener: (state: PositionState, fill: PortfolioFill, realized: Decimal, effect: FillEffect) => void): void {
     this.listeners.push(listener);
   }
 }

@@ -40,7 +40,7 @@ ${markets.map((m) => `<div class="chart">${priceChart(result, m)}</div>`).join('
 ${healthSection(run.context)}
 ${ordersSection(run.context)}
 <h2>Trades</h2>
-<p class="note">One trade per entry, closed by the exits matched to it first-in first-out.</p>
+<p class="note">One trade per position round trip (flat to flat, per market), with the portfolio's PnL (average cost, every fee counted when paid).</p>
 ${tradesTable(result.trades)}
 ${openPositionsTable(result)}
 ${rulesSection(run.context)}
