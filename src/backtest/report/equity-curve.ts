@@ -11,9 +11,8 @@ import { CLOSE, ColumnCandle } from '../../market-data/csv-columns';
 interface MarketBook {
   readonly market: MarketName;
   readonly candles: readonly Candle[];
-  next: number;
-  /** The double of the last known price used for valuation: the first open until the first close is seen. */
-  priceF: number;
+  /** The double of the first open: the price until the first close is seen. */
+  readonly priceF: number;
   baseBalance: Decimal;
 }
 
@@ -120,7 +119,7 @@ export function buildEquitySeries(
     const first = list[0];
     if (first === undefined) continue;
     assertQuotedIn(market, quoteCurrency);
-    books.set(market, { market, candles: list, next: 0, priceF: first.open.toNumber(), baseBalance: new Decimal(0) });
+    books.set(market, { market, candles: list, priceF: first.open.toNumber(), baseBalance: new Decimal(0) });
     for (let i = 1; i < list.length; i++) {
       if ((list[i] as Candle).time <= (list[i - 1] as Candle).time) {
         throw new BacktestInputError(`candles.${market}[${i}]: candles must be sorted by time without duplicates`, { field: `candles.${market}` });
@@ -157,34 +156,34 @@ export function buildEquitySeries(
   }
 
   const bookList = [...books.values()];
+  const nb = bookList.length;
   const n = times.length + 1;
   const out = new ColumnSeries(n, bookList.map((b) => b.candles));
-  let holdings: Holdings | undefined;
-  const holdingsNow = (): Holdings => {
-    if (holdings === undefined) {
-      holdings = { quote, quoteF: quote.toNumber(), bases: bookList.map((b) => b.baseBalance), basesF: bookList.map((b) => b.baseBalance.toNumber()) };
-      out.stretches.push(holdings);
-    }
-    return holdings;
+  const prices = new Float64Array(nb);
+  for (let k = 0; k < nb; k++) prices[k] = (bookList[k] as MarketBook).priceF;
+  // The balances of the current stretch between fills, as doubles for the values.
+  let quoteF = 0;
+  const basesF = new Float64Array(nb);
+  const newStretch = (): void => {
+    const h: Holdings = { quote, quoteF: quote.toNumber(), bases: bookList.map((b) => b.baseBalance), basesF: bookList.map((b) => b.baseBalance.toNumber()) };
+    out.stretches.push(h);
+    quoteF = h.quoteF;
+    for (let k = 0; k < nb; k++) basesF[k] = h.basesF[k] as number;
   };
-  const put = (k: number, time: number): void => {
-    const h = holdingsNow();
-    let value = h.quoteF;
-    for (let i = 0; i < bookList.length; i++) {
-      const baseF = h.basesF[i] as number;
-      if (baseF !== 0) value += baseF * (bookList[i] as MarketBook).priceF;
-    }
-    out.times[k] = time;
-    out.values[k] = value;
-    out.stretchOf[k] = out.stretches.length - 1;
-    for (let i = 0; i < bookList.length; i++) (out.candleOf[i] as Int32Array)[k] = (bookList[i] as MarketBook).next - 1;
-  };
-  put(0, startTime);
+  newStretch();
+  const { times: outTimes, values, stretchOf, candleOf } = out;
+  const nexts = new Int32Array(nb);
+  // One loop, no closure per point: half a million iterations a year, most of them before V8 optimises.
+  let stretch = 0;
   let nextFill = 0;
+  outTimes[0] = startTime;
+  values[0] = valueOf(quoteF, basesF, prices);
+  for (let k = 0; k < nb; k++) (candleOf[k] as Int32Array)[0] = -1;
   for (let i = 0; i < times.length; i++) {
     const t = times[i] as number;
     const closeAt = t + step;
     const isLast = i === times.length - 1;
+    let filled = false;
     while (nextFill < sorted.length) {
       const fill = sorted[nextFill] as BacktestFill;
       if (!(fill.time < closeAt || isLast)) break;
@@ -197,20 +196,38 @@ export function buildEquitySeries(
         book.baseBalance = book.baseBalance.minus(fill.amount);
         quote = quote.plus(notional).minus(fill.fee);
       }
-      holdings = undefined;
+      filled = true;
       nextFill++;
     }
-    for (let k = 0; k < bookList.length; k++) {
-      const book = bookList[k] as MarketBook;
-      const candle = book.candles[book.next];
-      if (candle !== undefined && candle.time === t) {
-        book.priceF = closeNumber(candle);
-        book.next++;
-      }
+    if (filled) {
+      newStretch();
+      stretch++;
     }
-    put(i + 1, closeAt);
+    for (let k = 0; k < nb; k++) {
+      const list = (bookList[k] as MarketBook).candles;
+      const at = nexts[k] as number;
+      const candle = list[at];
+      if (candle !== undefined && candle.time === t) {
+        prices[k] = closeNumber(candle);
+        nexts[k] = at + 1;
+      }
+      (candleOf[k] as Int32Array)[i + 1] = (nexts[k] as number) - 1;
+    }
+    outTimes[i + 1] = closeAt;
+    values[i + 1] = valueOf(quoteF, basesF, prices);
+    stretchOf[i + 1] = stretch;
   }
   return out;
+}
+
+/** quote + Σ base × price, in doubles (a flat market adds nothing, even at a price never seen). */
+function valueOf(quoteF: number, basesF: Float64Array, prices: Float64Array): number {
+  let value = quoteF;
+  for (let k = 0; k < basesF.length; k++) {
+    const b = basesF[k] as number;
+    if (b !== 0) value += b * (prices[k] as number);
+  }
+  return value;
 }
 
 /** The series built by buildEquitySeries: columns, and the exact point rebuilt from them on demand. */
@@ -248,6 +265,7 @@ function assertQuotedIn(market: MarketName, quoteCurrency: string): void {
 
 /** The distinct open times of several ascending candle lists, ascending: a merge, no set and no sort (half a million candles a year). */
 function unionOfTimes(lists: readonly (readonly Candle[])[]): number[] {
+  if (lists.length === 1) return (lists[0] as readonly Candle[]).map((c) => c.time);
   const out: number[] = [];
   const at = lists.map(() => 0);
   for (;;) {
