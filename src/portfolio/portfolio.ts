@@ -66,6 +66,12 @@ interface Slot {
   readonly market: MarketName;
   amount: Decimal;
   averageEntry: Decimal;
+  /**
+   * The cost basis of what is held: Σ amount x price of the entries, less the share closed. A close of
+   * the whole position takes all of it, so the PnL of a position from flat to flat is exactly its exit
+   * notional less its entry notional (no rounding of an average in it).
+   */
+  basis: Decimal;
   realizedPnl: Decimal;
   fees: Decimal;
 }
@@ -84,7 +90,9 @@ const FLAT: PositionView = Object.freeze({ amount: ZERO, averageEntry: undefined
  * - a fill against the position closes that much of it at the average entry:
  *   realised += closed amount x (price - average entry) for a long, x (average entry - price) for a
  *   short; the average entry of what is left does not change; a fill larger than the position closes
- *   it and opens the rest the other way at the fill's price;
+ *   it and opens the rest the other way at the fill's price; the closed amount's share of the cost
+ *   basis is closed x average entry, and closing the whole position takes the rest of the basis,
+ *   so flat to flat is exactly exit notional - entry notional;
  * - every fill's fee is realised (a loss) when it is paid, entries included;
  * - unrealised = amount x (last price - average entry).
  */
@@ -107,7 +115,7 @@ export class Portfolio {
     const key = slotKey(f.strategy, f.market);
     let s = this.slots.get(key);
     if (s === undefined) {
-      s = { strategy: f.strategy, market: f.market, amount: ZERO, averageEntry: ZERO, realizedPnl: ZERO, fees: ZERO };
+      s = { strategy: f.strategy, market: f.market, amount: ZERO, averageEntry: ZERO, basis: ZERO, realizedPnl: ZERO, fees: ZERO };
       this.slots.set(key, s);
     }
     const signed = f.side === 'buy' ? f.amount : f.amount.negated();
@@ -115,18 +123,25 @@ export class Portfolio {
     let closed = ZERO;
     let gross = ZERO;
     if (s.amount.isZero() || s.amount.isPositive() === signed.isPositive()) {
-      const next = s.amount.plus(signed);
-      s.averageEntry = s.amount.isZero() ? f.price : s.averageEntry.times(s.amount).plus(f.price.times(signed)).dividedBy(next);
-      s.amount = next;
+      const flat = s.amount.isZero();
+      s.basis = flat ? f.amount.times(f.price) : s.basis.plus(f.amount.times(f.price));
+      s.amount = s.amount.plus(signed);
+      s.averageEntry = flat ? f.price : s.basis.dividedBy(s.amount.abs());
     } else {
       const long = s.amount.isPositive();
       const held = s.amount.abs();
       closed = Decimal.min(held, f.amount);
-      const perUnit = long ? f.price.minus(s.averageEntry) : s.averageEntry.minus(f.price);
-      gross = perUnit.times(closed);
+      // The closed share of the basis (closed x average entry); all of it when the position closes.
+      const basisClosed = closed.eq(held) ? s.basis : s.basis.times(closed).dividedBy(held);
+      const proceeds = closed.times(f.price);
+      gross = long ? proceeds.minus(basisClosed) : basisClosed.minus(proceeds);
+      s.basis = s.basis.minus(basisClosed);
       s.amount = s.amount.plus(signed);
       // Crossed zero: what is left of the fill opens a position the other way at its price.
-      if (!s.amount.isZero() && s.amount.isPositive() !== long) s.averageEntry = f.price;
+      if (!s.amount.isZero() && s.amount.isPositive() !== long) {
+        s.averageEntry = f.price;
+        s.basis = s.amount.abs().times(f.price);
+      }
     }
     const realized = f.fee.isZero() ? gross : gross.minus(f.fee);
     s.fees = s.fees.plus(f.fee);

@@ -9,6 +9,35 @@ import { crossedAtOpen, nextPathEvent, type PathEvent } from './matching';
 import type { OrderBook } from './order-book';
 import type { OrderExecution } from './order-execution';
 import { candlePath } from './price-path';
+import type { MarketReach } from './order-book';
+import { CLOSE, ColumnCandle, HIGH, LOW, OPEN } from '../../market-data/csv-columns';
+
+/**
+ * Relative margin of the test on doubles: a level and a candle value that are decimals of up to 15
+ * significant digits are exact doubles, and longer ones are within an ulp (~1e-16): with this
+ * margin the test on doubles never says "no" where the exact one says "yes".
+ */
+const MARGIN = 1e-12;
+
+/**
+ * `canReach` on a candle read from CSV columns: its values as the exact doubles the columns hold,
+ * no Decimal built (a year of 1m candles with an order waiting on most of them). Conservative, as
+ * the exact test: a "yes" only costs the path walk, which decides exactly.
+ */
+function canReachOnDoubles(reach: MarketReach, candle: ColumnCandle, previous: Decimal | undefined): boolean {
+  const { up, down } = reach;
+  const open = candle.value(OPEN);
+  const close = candle.value(CLOSE);
+  if (up !== undefined) {
+    const high = Math.max(candle.value(HIGH), open, close);
+    if (reach.upF <= high * (1 + MARGIN) || (previous !== undefined && decimalAtMost(up, previous))) return true;
+  }
+  if (down !== undefined) {
+    const low = Math.min(candle.value(LOW), open, close);
+    if (reach.downF >= low * (1 - MARGIN) || (previous !== undefined && decimalAtLeast(down, previous))) return true;
+  }
+  return false;
+}
 
 /** What the engine applies: a closed 1m candle with its traded volume (stock currency). */
 export type EngineCandle = Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close' | 'volume'>;
@@ -42,7 +71,9 @@ export class CandleWalk {
    * rest of a fill that ran out of volume) lie beyond the whole candle, so they always count.
    */
   canReach(market: MarketName, candle: EngineCandle, previous: Decimal | undefined): boolean {
-    const { up, down } = this.book.reach(market);
+    const reach = this.book.reach(market);
+    if (candle instanceof ColumnCandle) return canReachOnDoubles(reach, candle, previous);
+    const { up, down } = reach;
     if (up !== undefined && (decimalAtMost(up, candle.high) || decimalAtMost(up, candle.open) || decimalAtMost(up, candle.close)
       || (previous !== undefined && decimalAtMost(up, previous)))) return true;
     if (down !== undefined && (decimalAtLeast(down, candle.low) || decimalAtLeast(down, candle.open) || decimalAtLeast(down, candle.close)
