@@ -119,7 +119,6 @@ export async function readCsvColumns(file: string): Promise<CsvColumnsFile> {
   let rest: Buffer | undefined;
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
-    let buf = chunk;
     let start = 0;
     if (rest !== undefined) {
       // Only the line cut by the chunk boundary is joined (a few bytes), not the whole 1 MB chunk.
@@ -133,11 +132,11 @@ export async function readCsvColumns(file: string): Promise<CsvColumnsFile> {
       start = nl + 1;
       rest = undefined;
     }
-    for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-      parser.line(buf, start, nl);
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      parser.line(chunk, start, nl);
       start = nl + 1;
     }
-    rest = start < buf.length ? buf.subarray(start) : undefined;
+    rest = start < chunk.length ? chunk.subarray(start) : undefined;
   }
   if (rest !== undefined) parser.line(rest, 0, rest.length);
   return { columns, sha256: hash.digest('hex') };
