@@ -24,18 +24,13 @@ const MARGIN = 1e-12;
  * no Decimal built (a year of 1m candles with an order waiting on most of them). Conservative, as
  * the exact test: a "yes" only costs the path walk, which decides exactly.
  */
-function canReachOnDoubles(reach: MarketReach, candle: ColumnCandle, previous: Decimal | undefined): boolean {
-  const { up, down } = reach;
+function canReachOnDoubles(reach: MarketReach, candle: ColumnCandle, previous: number | undefined): boolean {
   const open = candle.value(OPEN);
   const close = candle.value(CLOSE);
-  if (up !== undefined) {
-    const high = Math.max(candle.value(HIGH), open, close);
-    if (reach.upF <= high * (1 + MARGIN) || (previous !== undefined && decimalAtMost(up, previous))) return true;
-  }
-  if (down !== undefined) {
-    const low = Math.min(candle.value(LOW), open, close);
-    if (reach.downF >= low * (1 - MARGIN) || (previous !== undefined && decimalAtLeast(down, previous))) return true;
-  }
+  // The previous price counts as a point of the path (a NaN one, when there is none, never reaches).
+  const before = previous ?? Number.NaN;
+  if (reach.up !== undefined && reach.upF <= Math.max(candle.value(HIGH), open, close, Number.isNaN(before) ? open : before) * (1 + MARGIN)) return true;
+  if (reach.down !== undefined && reach.downF >= Math.min(candle.value(LOW), open, close, Number.isNaN(before) ? open : before) * (1 - MARGIN)) return true;
   return false;
 }
 
@@ -70,9 +65,10 @@ export class CandleWalk {
    * test: when it says no, walking the path would find no event. Orders crossed at the start (the
    * rest of a fill that ran out of volume) lie beyond the whole candle, so they always count.
    */
-  canReach(market: MarketName, candle: EngineCandle, previous: Decimal | undefined): boolean {
+  canReach(market: MarketName, candle: EngineCandle, state: MarketState): boolean {
     const reach = this.book.reach(market);
-    if (candle instanceof ColumnCandle) return canReachOnDoubles(reach, candle, previous);
+    if (candle instanceof ColumnCandle) return canReachOnDoubles(reach, candle, state.pathPriceNumber());
+    const previous = state.pathPrice;
     const { up, down } = reach;
     if (up !== undefined && (decimalAtMost(up, candle.high) || decimalAtMost(up, candle.open) || decimalAtMost(up, candle.close)
       || (previous !== undefined && decimalAtMost(up, previous)))) return true;
