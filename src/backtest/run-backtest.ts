@@ -12,7 +12,7 @@ import { inferInterval, loadMarketData, sliceByTime, type DataSpec, type MarketC
 import type { FillModel } from '../domain/fill-model';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import { BacktestReplay, type ReplayResult } from './replay/backtest-replay';
-import { analyseBacktest, buildEquityCurve, type BacktestResult, type CandlesByMarket, type RunContext } from './report';
+import { analyseBacktest, buildEquitySeries, reportedCurve, type BacktestResult, type CandlesByMarket, type RunContext } from './report';
 import { parseRiskOption } from './options';
 import { summariseOrders } from './replay/order-outcomes';
 import { strategyFailed } from './replay/strategy-health';
@@ -58,6 +58,11 @@ export interface BacktestRunOptions {
   readonly log?: ((nowMs: () => number) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
   /** The file the log goes to, named in the report. */
   readonly logFile?: string | undefined;
+  /**
+   * Keep every point of the equity curve in the result's `run.equity` (`--full-curve`); default only
+   * the points report.json writes (reportedCurve). The metrics come from the full curve either way.
+   */
+  readonly fullCurve?: boolean | undefined;
 }
 
 export interface BacktestOutcome {
@@ -136,7 +141,8 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
   }).run();
   const candles: CandlesByMarket = Object.fromEntries(data.markets.map((m) => [m.market, data.tradeFrom === undefined ? m.candles : sliceByTime(m.candles, data.tradeFrom)]));
   const quoteCurrency = quotes[0] as string;
-  const equity = buildEquityCurve(replay.fills, candles, spec.balances, quoteCurrency, data.dataInterval);
+  const curve = buildEquitySeries(replay.fills, candles, spec.balances, quoteCurrency, data.dataInterval);
+  const equity = reportedCurve(curve, { interval: strategy.interval, fills: replay.fills, full: options.fullCurve });
   const title = `${strategy.name} ${strategy.interval} on ${data.markets.map((m) => m.market).join(', ')} ${JSON.stringify(strategy.params).replace(/,"/g, ', "')}`;
   const settingsInput = {
     found, dataInterval: data.dataInterval, from: data.from, to: data.to, balances: spec.balances, markets: infos, collateral, risk, strategyRules,
@@ -147,7 +153,7 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
     settings: runSettings(settingsInput), health: replay.health, orders: summariseOrders(replay.orders),
     assumptions: runAssumptions(settingsInput), logFile: options.logFile,
   };
-  const result = analyseBacktest({ fills: replay.fills, candles, startBalances: spec.balances, quoteCurrency, interval: data.dataInterval, equity, title, context });
+  const result = analyseBacktest({ fills: replay.fills, candles, startBalances: spec.balances, quoteCurrency, interval: data.dataInterval, equity, curve, curveInterval: options.fullCurve === true ? data.dataInterval : strategy.interval, title, context });
   return { strategy, replay, result };
 }
 

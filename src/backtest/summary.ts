@@ -33,7 +33,7 @@ export function formatSummary(outcome: BacktestOutcome, files?: { jsonPath: stri
   lines.push(
     `net PnL      ${m.netPnl.toDecimalPlaces(2).toString()} (${pct(m.returnPct)}), fees ${m.totalFees.toDecimalPlaces(2).toString()}; buy and hold ${pct(m.benchmarkReturnPct)}`,
     `drawdown     ${m.maxDrawdown.toDecimalPlaces(2).toString()} (${m.maxDrawdownPct.toFixed(2)} %), CAGR ${pct(m.cagrPct)}, Calmar ${num(m.calmar)}`,
-    `trades       ${m.tradeCount} (one per entry), win rate ${m.winRate === null ? 'n/a' : `${(m.winRate * 100).toFixed(1)} %`}, profit factor ${num(m.profitFactor)}, SQN ${num(m.sqn)}, average ${formatDuration(m.averageTradeSeconds)}; ${outcome.result.openPositions.length} open at the end`,
+    `trades       ${m.tradeCount} (position round trips), win rate ${m.winRate === null ? 'n/a' : `${(m.winRate * 100).toFixed(1)} %`}, profit factor ${num(m.profitFactor)}, SQN ${num(m.sqn)}, average ${formatDuration(m.averageTradeSeconds)}; ${outcome.result.openPositions.length} open at the end`,
     `sharpe       ${num(m.sharpe)}, sortino ${num(m.sortino)}, exposure ${(m.exposure * 100).toFixed(1)} %`,
   );
   if (context !== undefined) {

@@ -39,6 +39,7 @@ export function registerBacktestCommand(program: Command): void {
     .option('--collateral-balance <cur=amount>', 'starting collateral balance, where OCOs hold their margin (repeatable; default none)', collect, [])
     .option('--fill-volume-share <share>', "share of each candle's volume orders may fill, in (0, 1], or 'off' for complete fills (default 0.1)")
     .option('--oco-cancel-on <when>', "when an OCO leg cancels the other: 'execution' (as live) or 'trigger'", 'execution')
+    .option('--full-curve', 'report.json keeps every point of the equity curve (default: the strategy\'s interval, every fill\'s point and the drawdown extremes)')
     .option('--allow-strategy-errors', 'exit 0 even when the strategy threw, returned invalid intents, overran its time budget or was paused')
     .action(async (opts: BacktestCliOptions) => {
       try {
@@ -88,6 +89,7 @@ export function backtestRequestOf(opts: BacktestCliOptions): BacktestRequest {
     to: opts.to === undefined ? undefined : parseTime(opts.to, '--to'),
     out: opts.out,
     allowStrategyErrors: opts.allowStrategyErrors === true,
+    fullCurve: opts.fullCurve === true,
   };
 }
 
@@ -95,6 +97,7 @@ export function backtestRequestOf(opts: BacktestCliOptions): BacktestRequest {
 async function runBacktestCommand(opts: BacktestCliOptions): Promise<boolean> {
   const request = backtestRequestOf(opts);
   if (opts.walkForward !== undefined || opts.sweep !== undefined) {
+    if (opts.fullCurve === true) throw new BacktestInputError('--full-curve only applies to a single run (a sweep writes no equity curve)', { field: 'full-curve' });
     const { runSweepCommand } = require('./backtest-sweep-command') as typeof import('./backtest-sweep-command');
     return runSweepCommand(request, opts);
   }

@@ -21,6 +21,7 @@ export interface BacktestCliOptions {
   fillVolumeShare?: string;
   ocoCancelOn?: string;
   allowStrategyErrors?: boolean;
+  fullCurve?: boolean;
   walkForward?: string;
   queue?: boolean;
   chunkSize?: string;
@@ -34,4 +35,6 @@ export interface BacktestRequest {
   readonly to: number | undefined;
   readonly out: string;
   readonly allowStrategyErrors: boolean;
+  /** `--full-curve`: report.json keeps every point of the equity curve. */
+  readonly fullCurve?: boolean | undefined;
 }

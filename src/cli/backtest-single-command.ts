@@ -16,7 +16,7 @@ export async function runSingleBacktest(request: BacktestRequest): Promise<boole
   const log = await openRunLog(logFile);
   let outcome;
   try {
-    outcome = await runBacktest(request.spec, data, undefined, { log: log.factory, logFile });
+    outcome = await runBacktest(request.spec, data, undefined, { log: log.factory, logFile, fullCurve: request.fullCurve });
   } finally {
     await log.close();
   }

@@ -1,3 +1,4 @@
+import type { Decimal } from '../domain/decimal';
 import type { OrderReport } from '../domain/order';
 import type { OrderEventType } from '../domain/order-state';
 
@@ -19,7 +20,7 @@ export interface ReportOutcome {
  * `left` at all, so a history row of an order partly filled, then cancelled must not read as filled.
  */
 export function outcomeOfReport(report: OrderReport): ReportOutcome {
-  const filled = { filledAmount: report.dealStock.toString(), filledMoney: report.dealMoney.toString(), fee: report.dealFee.toString() };
+  const filled = { filledAmount: text(report.dealStock), filledMoney: text(report.dealMoney), fee: text(report.dealFee) };
   const status = (report.status ?? '').toUpperCase();
   const traded = report.dealStock.greaterThan(0);
   if (traded && report.left.lessThanOrEqualTo(0) && report.dealStock.greaterThanOrEqualTo(report.amount)) return { event: 'fill', ...filled };
@@ -27,6 +28,11 @@ export function outcomeOfReport(report: OrderReport): ReportOutcome {
   if (traded) return { event: 'fill_partially', ...filled };
   if (report.activationPrice !== undefined && report.activated === true) return { event: 'trigger', ...filled };
   return { event: 'accept', ...filled };
+}
+
+/** `d.toString()`; most reports have traded nothing, and formatting a Decimal costs a few microseconds. */
+function text(d: Decimal): string {
+  return d.isZero() ? '0' : d.toString();
 }
 
 /** True for a report of the stop-loss leg of an OCO (it has a trigger), false for the take-profit leg. */

@@ -119,13 +119,24 @@ export async function readCsvColumns(file: string): Promise<CsvColumnsFile> {
   let rest: Buffer | undefined;
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
-    const buf = rest === undefined ? chunk : Buffer.concat([rest, chunk]);
     let start = 0;
-    for (let nl = buf.indexOf(10, start); nl !== -1; nl = buf.indexOf(10, start)) {
-      parser.line(buf, start, nl);
+    if (rest !== undefined) {
+      // Only the line cut by the chunk boundary is joined (a few bytes), not the whole 1 MB chunk.
+      const nl = chunk.indexOf(10);
+      if (nl === -1) {
+        rest = Buffer.concat([rest, chunk]);
+        continue;
+      }
+      const joined = Buffer.concat([rest, chunk.subarray(0, nl)]);
+      parser.line(joined, 0, joined.length);
+      start = nl + 1;
+      rest = undefined;
+    }
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+      parser.line(chunk, start, nl);
       start = nl + 1;
     }
-    rest = start < buf.length ? buf.subarray(start) : undefined;
+    rest = start < chunk.length ? chunk.subarray(start) : undefined;
   }
   if (rest !== undefined) parser.line(rest, 0, rest.length);
   return { columns, sha256: hash.digest('hex') };
@@ -144,6 +155,7 @@ class LineParser {
 
   line(buf: Buffer, from: number, to: number): void {
     this.lineNo += 1;
+    if (this.lineNo > 1 && this.plainRow(buf, from, to)) return;
     let s = from;
     let e = to;
     while (s < e && isSpace(buf[s] as number)) s++;
@@ -168,6 +180,55 @@ class LineParser {
     if (time <= this.lastTime) throw new InvalidDecimalError(`${this.file} line ${this.lineNo}: time not increasing`, { path: this.file, lineNo: this.lineNo });
     this.lastTime = time;
     this.columns.push(time, r[1] as number, r[2] as number, r[3] as number, r[4] as number, r[5] as number);
+  }
+
+  /**
+   * The common row (`time,open,high,low,close,volume`, plain digits, at most 15 significant digits a
+   * value) in one pass over its bytes; false, with nothing pushed, for anything else, which the
+   * general path then parses or refuses with its message. Half a million rows a year: the general
+   * path's split-then-parse walk cost twice as much.
+   */
+  private plainRow(buf: Buffer, from: number, to: number): boolean {
+    let e = to;
+    while (e > from && isSpace(buf[e - 1] as number)) e--;
+    let i = from;
+    let time = 0;
+    for (; i < e; i++) {
+      const d = (buf[i] as number) - ZERO;
+      if (d < 0 || d > 9) break;
+      time = time * 10 + d;
+    }
+    if (i === from || i === e || buf[i] !== COMMA || !Number.isSafeInteger(time) || time <= this.lastTime) return false;
+    const row = this.row;
+    for (let field = 1; field <= 5; field++) {
+      i++; // the comma
+      let mantissa = 0;
+      let digits = 0;
+      let significant = 0;
+      let scale = -1;
+      for (; i < e; i++) {
+        const c = buf[i] as number;
+        if (c === COMMA) break;
+        if (c === DOT) {
+          if (scale !== -1 || digits === 0) return false;
+          scale = 0;
+          continue;
+        }
+        const d = c - ZERO;
+        if (d < 0 || d > 9) return false;
+        digits++;
+        if (scale !== -1) scale++;
+        if (significant > 0 || d !== 0) significant++;
+        mantissa = mantissa * 10 + d;
+      }
+      if (digits === 0 || scale === 0 || significant > EXACT_DIGITS || scale >= POW10.length) return false;
+      row[field] = scale === -1 ? mantissa : mantissa / (POW10[scale] as number);
+      if (field < 5 && i === e) return false;
+    }
+    if (i !== e) return false;
+    this.lastTime = time;
+    this.columns.push(time, row[1] as number, row[2] as number, row[3] as number, row[4] as number, row[5] as number);
+    return true;
   }
 
   private time(buf: Buffer, s: number, e: number): number {

@@ -49,11 +49,29 @@ export interface PositionState {
   readonly fees: Decimal;
 }
 
+/** What one fill did to its position, as the portfolio accounted it (listeners and the round-trip book read it). */
+export interface FillEffect {
+  /** The signed position before the fill. */
+  readonly before: Decimal;
+  /** How much of the position the fill closed (0 when it opened or added to it). */
+  readonly closed: Decimal;
+  /** PnL realised on the closed amount before the fee: closed x (price - average entry), sign flipped for a short. */
+  readonly gross: Decimal;
+  /** What the fill realised: gross - fee. */
+  readonly realized: Decimal;
+}
+
 interface Slot {
   readonly strategy: string;
   readonly market: MarketName;
   amount: Decimal;
   averageEntry: Decimal;
+  /**
+   * The cost basis of what is held: Σ amount x price of the entries, less the share closed. A close of
+   * the whole position takes all of it, so the PnL of a position from flat to flat is exactly its exit
+   * notional less its entry notional (no rounding of an average in it).
+   */
+  basis: Decimal;
   realizedPnl: Decimal;
   fees: Decimal;
 }
@@ -72,14 +90,16 @@ const FLAT: PositionView = Object.freeze({ amount: ZERO, averageEntry: undefined
  * - a fill against the position closes that much of it at the average entry:
  *   realised += closed amount x (price - average entry) for a long, x (average entry - price) for a
  *   short; the average entry of what is left does not change; a fill larger than the position closes
- *   it and opens the rest the other way at the fill's price;
+ *   it and opens the rest the other way at the fill's price; the closed amount's share of the cost
+ *   basis is closed x average entry, and closing the whole position takes the rest of the basis,
+ *   so flat to flat is exactly exit notional - entry notional;
  * - every fill's fee is realised (a loss) when it is paid, entries included;
  * - unrealised = amount x (last price - average entry).
  */
 export class Portfolio {
   private readonly slots = new Map<string, Slot>();
   private readonly daily: DailyPnl;
-  private readonly listeners: ((state: PositionState, fill: PortfolioFill, realized: Decimal) => void)[] = [];
+  private readonly listeners: ((state: PositionState, fill: PortfolioFill, realized: Decimal, effect: FillEffect) => void)[] = [];
 
   constructor(clock: Clock) {
     this.daily = new DailyPnl(clock);
@@ -87,35 +107,51 @@ export class Portfolio {
 
   /** Applies one execution; returns the PnL it realised (its fee included). */
   applyFill(f: PortfolioFill): Decimal {
+    return this.applyFillEffect(f).realized;
+  }
+
+  /** `applyFill`, returning everything the fill did to its position. */
+  applyFillEffect(f: PortfolioFill): FillEffect {
     const key = slotKey(f.strategy, f.market);
     let s = this.slots.get(key);
     if (s === undefined) {
-      s = { strategy: f.strategy, market: f.market, amount: ZERO, averageEntry: ZERO, realizedPnl: ZERO, fees: ZERO };
+      s = { strategy: f.strategy, market: f.market, amount: ZERO, averageEntry: ZERO, basis: ZERO, realizedPnl: ZERO, fees: ZERO };
       this.slots.set(key, s);
     }
     const signed = f.side === 'buy' ? f.amount : f.amount.negated();
-    let realized = f.fee.isZero() ? ZERO : f.fee.negated();
+    const before = s.amount;
+    let closed = ZERO;
+    let gross = ZERO;
     if (s.amount.isZero() || s.amount.isPositive() === signed.isPositive()) {
-      const next = s.amount.plus(signed);
-      s.averageEntry = s.amount.isZero() ? f.price : s.averageEntry.times(s.amount).plus(f.price.times(signed)).dividedBy(next);
-      s.amount = next;
+      const flat = s.amount.isZero();
+      s.basis = flat ? f.amount.times(f.price) : s.basis.plus(f.amount.times(f.price));
+      s.amount = s.amount.plus(signed);
+      s.averageEntry = flat ? f.price : s.basis.dividedBy(s.amount.abs());
     } else {
       const long = s.amount.isPositive();
       const held = s.amount.abs();
-      const closed = Decimal.min(held, f.amount);
-      const perUnit = long ? f.price.minus(s.averageEntry) : s.averageEntry.minus(f.price);
-      realized = realized.plus(perUnit.times(closed));
+      closed = Decimal.min(held, f.amount);
+      // The closed share of the basis (closed x average entry); all of it when the position closes.
+      const basisClosed = closed.eq(held) ? s.basis : s.basis.times(closed).dividedBy(held);
+      const proceeds = closed.times(f.price);
+      gross = long ? proceeds.minus(basisClosed) : basisClosed.minus(proceeds);
+      s.basis = s.basis.minus(basisClosed);
       s.amount = s.amount.plus(signed);
       // Crossed zero: what is left of the fill opens a position the other way at its price.
-      if (!s.amount.isZero() && s.amount.isPositive() !== long) s.averageEntry = f.price;
+      if (!s.amount.isZero() && s.amount.isPositive() !== long) {
+        s.averageEntry = f.price;
+        s.basis = s.amount.abs().times(f.price);
+      }
     }
+    const realized = f.fee.isZero() ? gross : gross.minus(f.fee);
     s.fees = s.fees.plus(f.fee);
     if (!realized.isZero()) {
       s.realizedPnl = s.realizedPnl.plus(realized);
       if (f.replayed !== true) this.daily.record({ amount: realized, timeMs: f.timeMs });
     }
-    for (const listener of this.listeners) listener(s, f, realized);
-    return realized;
+    const effect: FillEffect = { before, closed, gross, realized };
+    for (const listener of this.listeners) listener(s, f, realized, effect);
+    return effect;
   }
 
   /** `ctx.position`: the position with its unrealised PnL at `lastPrice`. */
@@ -148,7 +184,7 @@ export class Portfolio {
   }
 
   /** Called after every fill with the updated position and what the fill realised (metrics). */
-  onFill(listener: (state: PositionState, fill: PortfolioFill, realized: Decimal) => void): void {
+  onFill(listener: (state: PositionState, fill: PortfolioFill, realized: Decimal, effect: FillEffect) => void): void {
     this.listeners.push(listener);
   }
 }

@@ -83,7 +83,8 @@ export class InProcessExchange implements ExchangeClient {
     return this.call('time', {});
   }
   fetchMarkets(): Promise<MarketInfo[]> {
-    return this.call('markets', {});
+    // Direct too: every backtest asks once at start, and the parsed path would load every endpoint's answer schema for it.
+    return this.direct('markets', (engine) => engine.markets().map((m) => ({ ...m })));
   }
   fetchCandles(r: FetchCandlesRequest): Promise<Candle[]> {
     return this.call('kline', defined({ market: r.market, interval: r.interval, start: r.start, end: r.end, limit: r.limit }));

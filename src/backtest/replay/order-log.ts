@@ -35,38 +35,47 @@ export interface OrderLogEntry {
   readonly venueCode?: number | undefined;
 }
 
-/** The log entry of one intent from what the executor did with it (`time`: market clock, Unix s). */
+/**
+ * The log entry of one intent from what the executor did with it (`time`: market clock, Unix s).
+ * Every entry is one object literal of the same shape (no spreads): 21 k of them a year for a busy
+ * strategy, and spreading objects of varying shapes cost ~10 µs each.
+ */
 export function orderLogEntry(stamped: StampedIntent, result: SubmitResult, time: number): OrderLogEntry {
   const intent = stamped.intent;
-  const base = { time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market };
+  const entry = (fields: Omit<OrderLogEntry, 'time' | 'candleTime' | 'strategy' | 'market' | 'kind'>): OrderLogEntry => ({
+    time, candleTime: stamped.candleTime, strategy: stamped.strategy, market: intent.market, kind: intent.kind,
+    clientOrderId: fields.clientOrderId, side: fields.side, amount: fields.amount, price: fields.price,
+    activationPrice: fields.activationPrice, stopLimitPrice: fields.stopLimitPrice,
+    outcome: fields.outcome, rule: fields.rule, reason: fields.reason, venueCode: fields.venueCode,
+  });
   // A refusal by the exchange (or an answer that never came, which the in-process exchange cannot lose).
   const refusal = (r: Extract<SubmitResult, { outcome: 'rejected' | 'unknown' }>) => {
     const err = r.error;
     return { rule: err?.code ?? r.outcome, reason: err?.message ?? r.reason, venueCode: err instanceof ExchangeRejectedError ? err.venueCode : undefined };
   };
   if (intent.kind === 'cancel') {
-    const entry = { ...base, kind: 'cancel' as const, clientOrderId: intent.clientOrderId };
-    if (result.outcome === 'existing' || result.outcome === 'canceled') return { ...entry, outcome: result.outcome };
-    if (result.outcome === 'denied') return { ...entry, outcome: 'denied', rule: result.rule, reason: result.reason };
-    if (!('reason' in result)) return { ...entry, outcome: 'canceled' };
-    return { ...entry, outcome: 'rejected', ...refusal(result) };
+    const clientOrderId = intent.clientOrderId;
+    if (result.outcome === 'existing' || result.outcome === 'canceled') return entry({ clientOrderId, outcome: result.outcome });
+    if (result.outcome === 'denied') return entry({ clientOrderId, outcome: 'denied', rule: result.rule, reason: result.reason });
+    if (!('reason' in result)) return entry({ clientOrderId, outcome: 'canceled' });
+    return entry({ clientOrderId, outcome: 'rejected', ...refusal(result) });
   }
-  const entry = { ...base, kind: intent.kind, side: intent.side };
+  const side = intent.side;
   if (result.outcome === 'denied') {
-    return { ...entry, clientOrderId: undefined, amount: intent.amount, price: intent.price, outcome: 'denied', rule: result.rule, reason: result.reason };
+    return entry({ clientOrderId: undefined, side, amount: intent.amount, price: intent.price, outcome: 'denied', rule: result.rule, reason: result.reason });
   }
   // The journal holds what was sent (rounded); an OCO's stop-loss leg carries the exchange's id.
   const sent = result.records.find((r) => r.kind !== 'oco_tp') as OrderRecord;
   const order = {
-    ...entry, clientOrderId: exchangeClientOrderId(sent), amount: new Decimal(sent.amount), price: new Decimal(sent.price),
+    clientOrderId: exchangeClientOrderId(sent), side, amount: new Decimal(sent.amount), price: new Decimal(sent.price),
     activationPrice: dec(sent.activationPrice), stopLimitPrice: dec(sent.stopLimitPrice),
   };
-  if (result.outcome === 'accepted') return { ...order, outcome: 'placed' };
+  if (result.outcome === 'accepted') return entry({ ...order, outcome: 'placed' });
   if (!('reason' in result)) {
     // The journal already had this intent (same strategy, market, candle and tag): nothing was sent again.
-    return { ...order, outcome: 'denied', rule: 'duplicate_intent', reason: `intent already journaled as ${order.clientOrderId}: not sent again` };
+    return entry({ ...order, outcome: 'denied', rule: 'duplicate_intent', reason: `intent already journaled as ${order.clientOrderId}: not sent again` });
   }
-  return { ...order, outcome: 'rejected', ...refusal(result) };
+  return entry({ ...order, outcome: 'rejected', ...refusal(result) });
 }
 
 function dec(value: string | undefined): Decimal | undefined {

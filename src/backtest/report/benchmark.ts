@@ -4,6 +4,7 @@ import { decimalToNumber } from '../../strategy/candle-series';
 import { closeNumber } from '../../market-data/csv-columns';
 import type { Candle } from '../../domain/candle';
 import type { Benchmark, BacktestRun } from './types';
+import { fullCurveOf } from './equity-series';
 
 const NONE: Benchmark = { equity: [], endEquity: null, returnPct: null, maxDrawdownPct: null, description: 'not priced: no equity' };
 
@@ -15,7 +16,8 @@ const NONE: Benchmark = { equity: [], endEquity: null, returnPct: null, maxDrawd
  * The series is in floats (a chart and ratios); the end value is exact.
  */
 export function buyAndHold(run: BacktestRun): Benchmark {
-  const start = run.equity[0];
+  const curve = fullCurveOf(run);
+  const start = curve.length === 0 ? undefined : curve.point(0);
   const markets = Object.keys(run.candles).filter((m) => (run.candles[m]?.length ?? 0) > 0);
   if (start === undefined || markets.length === 0 || start.equity.lte(0)) return NONE;
   const fees = new Map((run.context?.settings.fees ?? []).map((f) => [f.market, new Decimal(f.taker)]));
@@ -30,17 +32,24 @@ export function buyAndHold(run: BacktestRun): Benchmark {
   const equity: number[] = [];
   let peak = -Infinity;
   let maxDd = 0;
-  for (const point of run.equity) {
+  // The drawdown over every point of the full curve; the series only at the points the report keeps.
+  const reported = run.equity;
+  let r = 0;
+  for (let k = 0; k < curve.length; k++) {
+    const time = curve.times[k] as number;
     for (const b of books) {
       // A candle's close counts once its close instant (open time + interval) is reached, as in the equity curve.
-      while (b.next < b.candles.length && (b.candles[b.next] as { time: number }).time + step <= point.time) {
+      while (b.next < b.candles.length && (b.candles[b.next] as { time: number }).time + step <= time) {
         b.price = closeNumber(b.candles[b.next] as Candle);
         b.next++;
       }
     }
     let value = 0;
     for (const b of books) value += b.amountF * b.price;
-    equity.push(value);
+    if (r < reported.length && (reported[r] as { time: number }).time === time) {
+      equity.push(value);
+      r++;
+    }
     if (value > peak) peak = value;
     if (peak > 0) maxDd = Math.max(maxDd, ((peak - value) / peak) * 100);
   }

@@ -40,7 +40,7 @@ ${markets.map((m) => `<div class="chart">${priceChart(result, m)}</div>`).join('
 ${healthSection(run.context)}
 ${ordersSection(run.context)}
 <h2>Trades</h2>
-<p class="note">One trade per entry, closed by the exits matched to it first-in first-out.</p>
+<p class="note">One trade per position round trip (flat to flat, per market), with the portfolio's PnL (average cost, every fee counted when paid).</p>
 ${tradesTable(result.trades)}
 ${openPositionsTable(result)}
 ${rulesSection(run.context)}
@@ -96,9 +96,14 @@ function equityChart(result: BacktestResult): string {
     values: run.equity.map(equityValue),
     from: result.metrics.startTime,
     to: result.metrics.endTime,
-    maxStep: intervalSeconds(run.interval) * 1.5,
+    maxStep: curveStep(run) * 1.5,
     ...(result.benchmark.equity.length === run.equity.length ? { series: [{ values: result.benchmark.equity, className: 'benchmark' }] } : {}),
   });
+}
+
+/** The spacing of the drawn curve: a step longer than it is a data gap. */
+function curveStep(run: BacktestResult['run']): number {
+  return Math.max(intervalSeconds(run.interval), intervalSeconds(run.curveInterval ?? run.interval));
 }
 
 /** Percent below the running peak at each equity point (0 at a new high). */
@@ -113,7 +118,7 @@ function drawdownChart(result: BacktestResult): string {
   return renderLineChart({
     id: 'drawdown-chart', className: 'drawdown', height: 180, title: 'Drawdown', yLabel: 'below peak (%)',
     times: run.equity.map((p) => p.time), values, from: result.metrics.startTime, to: result.metrics.endTime,
-    maxStep: intervalSeconds(run.interval) * 1.5,
+    maxStep: curveStep(run) * 1.5,
   });
 }
 

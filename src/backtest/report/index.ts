@@ -1,11 +1,15 @@
 /**
  * The backtest report's public API. The backtester calls, in order:
- *   const equity = buildEquityCurve(fills, candles, startBalances, quoteCurrency, interval);
- *   const result = analyseBacktest({ fills, candles, startBalances, quoteCurrency, interval, equity, title });
+ *   const curve = buildEquitySeries(fills, candles, startBalances, quoteCurrency, interval);
+ *   const equity = reportedCurve(curve, { interval: strategyInterval, fills });
+ *   const result = analyseBacktest({ fills, candles, startBalances, quoteCurrency, interval, equity, curve, title });
+ * (or `equity = buildEquityCurve(...)` and no `curve`: every point written).
  *   await writeReport(outDir, result); // report.json + report.html
  */
 export type * from './types';
-export { buildEquityCurve } from './equity-curve';
+export { buildEquityCurve, buildEquitySeries } from './equity-curve';
+export { reportedCurve, type ReportedCurveOptions } from './reported-curve';
+export { fullCurveOf, seriesOfPoints } from './equity-series';
 export { analyseBacktest, buildRoundTrips, computeMetrics, METRIC_NAMES, type RoundTrips } from './metrics';
 export { renderJson, toReportJson, REPORT_FORMAT_VERSION } from './json-report';
 export { renderHtml, MAX_TRADE_ROWS } from './html-report';

@@ -4,8 +4,11 @@ import type { BacktestFill, BacktestMetrics, BacktestResult, OpenPosition, Round
 /**
  * Bumped when a field changes meaning or disappears, so readers of old reports can tell.
  * 2: trades are one per entry (FIFO), with reasons and duration; run context, benchmark and new metrics added.
+ * 3: `equity` holds the points at the strategy's interval, every fill's point and the drawdown
+ *    extremes (all points with --full-curve), described by `equityCurve`; a trade is a position round
+ *    trip (flat to flat) with the portfolio's PnL (average cost), not one entry matched FIFO.
  */
-export const REPORT_FORMAT_VERSION = 2;
+export const REPORT_FORMAT_VERSION = 3;
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -38,6 +41,19 @@ function reportHead(result: BacktestResult): Record<string, Json> {
     trades: result.trades.map(tradeJson),
     openPositions: result.openPositions.map(openJson),
     fills: result.fills.map((f, i) => fillJson(f, result.fillActions[i] ?? null)),
+    equityCurve: curveJson(result),
+  };
+}
+
+/** What `equity` holds: its spacing, and how many of the full curve's points it keeps. */
+function curveJson(result: BacktestResult): Record<string, Json> {
+  const { run } = result;
+  const fullPoints = run.curve?.length ?? run.equity.length;
+  return {
+    resolution: run.curveInterval ?? run.interval,
+    full: run.equity.length === fullPoints,
+    points: run.equity.length,
+    fullResolutionPoints: fullPoints,
   };
 }
 

@@ -3,7 +3,8 @@ import { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import { buildRoundTrips, type RoundTrips } from './round-trips';
 import { buyAndHold } from './benchmark';
-import type { Benchmark, BacktestMetrics, BacktestResult, BacktestRun, EquityPoint, OpenPosition, RoundTripTrade } from './types';
+import type { Benchmark, BacktestMetrics, BacktestResult, BacktestRun, EquityPoint, EquitySeries, OpenPosition, RoundTripTrade } from './types';
+import { fullCurveOf, seriesOfPoints } from './equity-series';
 
 export { buildRoundTrips } from './round-trips';
 export type { RoundTrips } from './round-trips';
@@ -32,11 +33,11 @@ export function analyseBacktest(run: BacktestRun): BacktestResult {
  * Throws BacktestInputError when the equity curve is empty.
  */
 export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildRoundTrips(run.fills), benchmark: Benchmark = buyAndHold(run)): BacktestMetrics {
-  const first = run.equity[0];
-  const last = run.equity[run.equity.length - 1];
-  if (first === undefined || last === undefined) {
-    throw new BacktestInputError('equity: the equity curve needs at least one point', { field: 'equity' });
-  }
+  // Every figure from the full-resolution curve, whatever share of it the report writes.
+  const curve = fullCurveOf(run);
+  if (curve.length === 0) throw new BacktestInputError('equity: the equity curve needs at least one point', { field: 'equity' });
+  const first = curve.point(0);
+  const last = curve.point(curve.length - 1);
   const { trades, openPositions, fills } = roundTrips;
   const zero = new Decimal(0);
   const sum = (values: readonly Decimal[]): Decimal => values.reduce((a, b) => a.plus(b), zero);
@@ -48,15 +49,15 @@ export function computeMetrics(run: BacktestRun, roundTrips: RoundTrips = buildR
   const grossLoss = sum(losses).abs();
   const realizedPnl = sum(pnls);
   const netPnl = last.equity.minus(first.equity);
-  const drawdown = maxDrawdown(run.equity);
-  const returns = periodReturns(run.equity);
+  const drawdown = maxDrawdownOf(curve);
+  const returns = returnsOf(curve.values);
   const periodsPerYear = SECONDS_PER_YEAR / intervalSeconds(run.interval);
   const growth = cagrPct(first.equity, last.equity, last.time - first.time);
 
   return {
     startTime: first.time,
     endTime: last.time,
-    candleCount: run.equity.length - 1,
+    candleCount: curve.length - 1,
     startEquity: first.equity,
     endEquity: last.equity,
     netPnl,
@@ -101,17 +102,38 @@ export function profitFactor(grossProfit: Decimal, grossLoss: Decimal): number |
  * fall relative to its running peak, in percent. They can come from different peaks.
  */
 export function maxDrawdown(equity: readonly EquityPoint[]): { amount: Decimal; pct: number } {
-  // Located on doubles (one per point, no Decimal per point); the amount is then computed exactly
-  // for the peak and trough found. Doubles of the curve carry ~15 significant digits, so only two
-  // falls equal to ~1e-12 of the equity could be told apart differently.
+  return maxDrawdownOf(seriesOfPoints(equity));
+}
+
+/** `maxDrawdown` of a series: located on its doubles, the amount exact from the two points found. */
+export function maxDrawdownOf(curve: EquitySeries): { amount: Decimal; pct: number } {
+  // Doubles of the curve carry ~15 significant digits, so only two falls equal to ~1e-12 of the
+  // equity could be told apart differently.
+  const x = drawdownExtremes(curve.values);
+  const amount = x.from < 0 ? new Decimal(0) : curve.point(x.from).equity.minus(curve.point(x.to).equity);
+  return { amount: amount.isNegative() ? new Decimal(0) : amount, pct: x.pct };
+}
+
+/** Where the drawdowns are: the peak and trough (indices) of the largest fall and of the largest fall in percent; -1 when none. */
+export interface DrawdownExtremes {
+  readonly from: number;
+  readonly to: number;
+  readonly pct: number;
+  readonly pctFrom: number;
+  readonly pctTo: number;
+}
+
+export function drawdownExtremes(values: ArrayLike<number>): DrawdownExtremes {
   let peak = -Infinity;
   let peakAt = -1;
   let fallF = 0;
   let from = -1;
   let to = -1;
   let pct = 0;
-  for (let i = 0; i < equity.length; i++) {
-    const v = equityValue(equity[i] as EquityPoint);
+  let pctFrom = -1;
+  let pctTo = -1;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
     if (v > peak) {
       peak = v;
       peakAt = i;
@@ -122,10 +144,16 @@ export function maxDrawdown(equity: readonly EquityPoint[]): { amount: Decimal; 
       from = peakAt;
       to = i;
     }
-    if (peak > 0 && fall > 0) pct = Math.max(pct, (fall / peak) * 100);
+    if (peak > 0 && fall > 0) {
+      const p = (fall / peak) * 100;
+      if (p > pct) {
+        pct = p;
+        pctFrom = peakAt;
+        pctTo = i;
+      }
+    }
   }
-  const amount = from < 0 ? new Decimal(0) : (equity[from] as EquityPoint).equity.minus((equity[to] as EquityPoint).equity);
-  return { amount: amount.isNegative() ? new Decimal(0) : amount, pct };
+  return { from, to, pct, pctFrom, pctTo };
 }
 
 /** A point's equity as a double: the one the curve computed, else converted. */
@@ -138,7 +166,10 @@ export function equityValue(p: EquityPoint): number {
  * Sharpe/Sortino ratios). A step from a non-positive equity has no return and is skipped.
  */
 export function periodReturns(equity: readonly EquityPoint[]): number[] {
-  const values = equity.map(equityValue);
+  return returnsOf(equity.map(equityValue));
+}
+
+function returnsOf(values: ArrayLike<number>): number[] {
   const out: number[] = [];
   for (let i = 1; i < values.length; i++) {
     const prev = values[i - 1] as number;

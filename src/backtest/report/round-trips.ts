@@ -1,7 +1,10 @@
+import { ManualClock } from '../../core/clock';
 import { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
-import type { BacktestFill, FillAction, OpenPosition, RoundTripTrade, TradeDirection } from './types';
+import { Portfolio } from '../../portfolio/portfolio';
+import { RoundTripBook, type RoundTrip } from '../../portfolio/round-trips';
+import type { BacktestFill, FillAction, OpenPosition, RoundTripTrade } from './types';
 
 /** Result of matching fills into trades. */
 export interface RoundTrips {
@@ -9,39 +12,32 @@ export interface RoundTrips {
   readonly fills: readonly BacktestFill[];
   /** What each sorted fill did to its market's position. */
   readonly fillActions: readonly FillAction[];
-  /** Closed trades (one per entry), in order of exit. */
+  /** Closed trades (position round trips), in order of exit. */
   readonly trades: readonly RoundTripTrade[];
-  /** Entries still (partly) open at the end, oldest first per market. */
+  /** Positions still open at the end, one per market, in order of opening. */
   readonly openPositions: readonly OpenPosition[];
 }
 
-/** One entry being closed: what is left of it and what its exits added up to so far. */
-interface Entry {
-  readonly market: MarketName;
-  readonly direction: TradeDirection;
-  readonly time: number;
-  readonly amount: Decimal;
-  readonly price: Decimal;
-  readonly fee: Decimal;
-  readonly reason: string;
-  left: Decimal;
-  exitNotional: Decimal;
-  exitFees: Decimal;
-  exitParts: number;
-  lastExitTime: number;
-  exitReasons: string[];
+/** What opened and closed the round trip in progress on a market, in words, and when it opened. */
+interface TripNotes {
+  readonly entryTime: number;
+  readonly entry: string[];
+  readonly exit: string[];
 }
 
 const ZERO = new Decimal(0);
 
+/** The portfolio's strategy name for a report's fills (a backtest report is one strategy's). */
+const STRATEGY = 'backtest';
+
 /**
- * Matches fills into trades per market, FIFO, one trade per entry: a fill in the position's
- * direction (or on a flat market) is an entry; an opposite fill closes the oldest open entries
- * first, each part at the fill's price with the fill's fee pro rata by amount. An entry is a closed
- * trade once all of it is exited. A fill larger than the open position closes them all and is the
- * entry of a trade in the other direction with the remainder (fee split pro rata; the parts add up
- * to the fill's fee exactly). Throws BacktestInputError on a non-positive amount or price, a
- * negative fee or a non-finite time.
+ * Groups the fills into trades per market: a trade is a position round trip, from flat (or the fill
+ * that flipped the position) back to flat. The PnL is the portfolio's (src/portfolio/portfolio.ts,
+ * average cost, every fee realised when paid): the fills go through a Portfolio and its RoundTripBook,
+ * and nothing here computes PnL. A fill larger than the position closes the trip and opens the next
+ * one the other way with the rest (its fee shared pro rata by amount). A position still open at the
+ * end is an open position, not a trade. Throws BacktestInputError on a non-positive amount or price,
+ * a negative fee or a non-finite time.
  */
 export function buildRoundTrips(input: readonly BacktestFill[]): RoundTrips {
   input.forEach(validateFill);
@@ -50,85 +46,60 @@ export function buildRoundTrips(input: readonly BacktestFill[]): RoundTrips {
     .sort((a, b) => a.fill.time - b.fill.time || a.index - b.index)
     .map(({ fill }) => fill);
 
-  const open = new Map<MarketName, Entry[]>();
-  const closed: { trade: Omit<RoundTripTrade, 'id'>; order: number }[] = [];
+  const portfolio = new Portfolio(new ManualClock(0));
+  const notes = new Map<MarketName, TripNotes>();
+  const trades: RoundTripTrade[] = [];
+  let current: BacktestFill | undefined;
+  let closedNow = false;
+  const book = new RoundTripBook(portfolio, (trip) => {
+    const fill = current as BacktestFill;
+    const n = notes.get(fill.market) as TripNotes;
+    addReason(n.exit, fill);
+    trades.push(tradeOf(trip, trades.length + 1, n, fill.time));
+    notes.delete(fill.market);
+    closedNow = true;
+  });
   const fillActions: FillAction[] = [];
-  let order = 0;
-
   for (const fill of fills) {
-    const direction: TradeDirection = fill.side === 'buy' ? 'long' : 'short';
-    const entries = open.get(fill.market) ?? [];
-    open.set(fill.market, entries);
-    if (entries.length === 0 || (entries[0] as Entry).direction === direction) {
-      entries.push(newEntry(fill, direction, fill.amount, fill.fee));
-      fillActions.push('entry');
+    current = fill;
+    closedNow = false;
+    portfolio.applyFill({ strategy: STRATEGY, market: fill.market, side: fill.side, amount: fill.amount, price: fill.price, fee: fill.fee });
+    const action = book.lastAction();
+    fillActions.push(action);
+    if (action === 'exit') {
+      if (!closedNow) addReason((notes.get(fill.market) as TripNotes).exit, fill);
       continue;
     }
-    let left = fill.amount;
-    let feeLeft = fill.fee;
-    while (!left.isZero() && entries.length > 0) {
-      const e = entries[0] as Entry;
-      const q = Decimal.min(e.left, left);
-      // The last part of a fill takes the rest of its fee, so the parts add up to it exactly.
-      const fee = q.eq(left) ? feeLeft : fill.fee.times(q).dividedBy(fill.amount);
-      e.left = e.left.minus(q);
-      e.exitNotional = e.exitNotional.plus(q.times(fill.price));
-      e.exitFees = e.exitFees.plus(fee);
-      e.exitParts++;
-      e.lastExitTime = fill.time;
-      const reason = reasonOf(fill);
-      if (!e.exitReasons.includes(reason)) e.exitReasons.push(reason);
-      left = left.minus(q);
-      feeLeft = feeLeft.minus(fee);
-      if (e.left.isZero()) {
-        entries.shift();
-        closed.push({ trade: finish(e), order: order++ });
-      }
-    }
-    if (left.isZero()) fillActions.push('exit');
-    else {
-      entries.push(newEntry(fill, direction, left, feeLeft));
-      fillActions.push('flip');
-    }
+    let n = notes.get(fill.market);
+    if (n === undefined) notes.set(fill.market, (n = { entryTime: fill.time, entry: [], exit: [] }));
+    addReason(n.entry, fill);
   }
 
-  const trades = closed
-    .sort((a, b) => a.trade.exitTime - b.trade.exitTime || a.order - b.order)
-    .map(({ trade }, i) => ({ id: i + 1, ...trade }));
-  const openPositions: OpenPosition[] = [...open.values()].flat().map((e) => {
-    const exited = e.amount.minus(e.left);
-    const openFee = e.fee.times(e.left).dividedBy(e.amount);
+  const openPositions: OpenPosition[] = book.openTrips().map((trip) => {
+    const n = notes.get(trip.market) as TripNotes;
+    const state = portfolio.state(STRATEGY, trip.market);
     return {
-      market: e.market, direction: e.direction, entryTime: e.time, amount: e.left, entryPrice: e.price, fees: openFee,
-      realizedPnl: exited.isZero() ? ZERO : gross(e, exited).minus(e.fee.minus(openFee)).minus(e.exitFees), entryReason: e.reason,
+      market: trip.market, direction: trip.direction, entryTime: n.entryTime,
+      amount: state === undefined ? ZERO : state.amount.abs(), entryPrice: state?.averageEntry ?? ZERO, fees: trip.fees,
+      realizedPnl: trip.gross.minus(trip.fees), entryReason: n.entry.join(' + '),
     };
   });
   return { fills, fillActions, trades, openPositions };
 }
 
-function newEntry(fill: BacktestFill, direction: TradeDirection, amount: Decimal, fee: Decimal): Entry {
+function tradeOf(trip: RoundTrip, id: number, n: TripNotes, exitTime: number): RoundTripTrade {
+  const netPnl = trip.gross.minus(trip.fees);
   return {
-    market: fill.market, direction, time: fill.time, amount, price: fill.price, fee, reason: reasonOf(fill),
-    left: amount, exitNotional: ZERO, exitFees: ZERO, exitParts: 0, lastExitTime: fill.time, exitReasons: [],
+    id, market: trip.market, direction: trip.direction, entryTime: n.entryTime, exitTime, durationSeconds: exitTime - n.entryTime,
+    amount: trip.entered, entryPrice: trip.entryNotional.dividedBy(trip.entered), exitPrice: trip.exitNotional.dividedBy(trip.exited),
+    grossPnl: trip.gross, fees: trip.fees, netPnl, returnRatio: netPnl.dividedBy(trip.entryNotional).toNumber(), fillCount: trip.fills,
+    entryReason: n.entry.join(' + '), exitReason: n.exit.join(' + '),
   };
 }
 
-/** Gross PnL of `exited` of the entry at its average exit price so far. */
-function gross(e: Entry, exited: Decimal): Decimal {
-  const entryNotional = exited.times(e.price);
-  return e.direction === 'long' ? e.exitNotional.minus(entryNotional) : entryNotional.minus(e.exitNotional);
-}
-
-function finish(e: Entry): Omit<RoundTripTrade, 'id'> {
-  const grossPnl = gross(e, e.amount);
-  const fees = e.fee.plus(e.exitFees);
-  const netPnl = grossPnl.minus(fees);
-  return {
-    market: e.market, direction: e.direction, entryTime: e.time, exitTime: e.lastExitTime, durationSeconds: e.lastExitTime - e.time,
-    amount: e.amount, entryPrice: e.price, exitPrice: e.exitNotional.dividedBy(e.amount), grossPnl, fees, netPnl,
-    returnRatio: netPnl.dividedBy(e.amount.times(e.price)).toNumber(), fillCount: 1 + e.exitParts,
-    entryReason: e.reason, exitReason: e.exitReasons.join(' + '),
-  };
+function addReason(list: string[], fill: BacktestFill): void {
+  const reason = reasonOf(fill);
+  if (!list.includes(reason)) list.push(reason);
 }
 
 const KIND_TEXT = { stop_limit: 'stop-limit', oco_take_profit: 'OCO take-profit', oco_stop_loss: 'OCO stop-loss' } as const;

@@ -38,6 +38,21 @@ export interface EquityPoint {
   equityText?(): string;
 }
 
+/**
+ * An equity curve at full resolution as columns (buildEquitySeries): the doubles every ratio and the
+ * drawdown search read, and the exact point built only where it is read. A year of 1m candles is
+ * half a million points, so no object is kept per point.
+ */
+export interface EquitySeries {
+  readonly length: number;
+  /** Point times (Unix s), ascending. */
+  readonly times: ArrayLike<number>;
+  /** Point values as doubles (never used for money). */
+  readonly values: ArrayLike<number>;
+  /** The exact point k (its equity a Decimal). */
+  point(k: number): EquityPoint;
+}
+
 /** Everything the report needs from one backtest run. */
 export interface BacktestRun {
   readonly fills: readonly BacktestFill[];
@@ -47,8 +62,19 @@ export interface BacktestRun {
   readonly quoteCurrency: string;
   /** Candle interval; used to annualise Sharpe/Sortino and to detect gaps. */
   readonly interval: Interval;
-  /** Usually `buildEquityCurve(fills, candles, startBalances, quoteCurrency, interval)`. At least 1 point. */
+  /**
+   * The curve the report writes and draws: usually `buildEquityCurve(fills, candles, startBalances,
+   * quoteCurrency, interval)`, or, with `curve`, the points of it picked by `reportedCurve` (the
+   * strategy's interval, every fill's point, the drawdown extremes). At least 1 point.
+   */
   readonly equity: readonly EquityPoint[];
+  /**
+   * The full-resolution curve (buildEquitySeries) when `equity` holds only some of its points: the
+   * metrics and the benchmark are computed from it. Absent: `equity` is the full curve.
+   */
+  readonly curve?: EquitySeries | undefined;
+  /** The spacing of `equity` when it was sampled from `curve` (the strategy's interval); default `interval`. */
+  readonly curveInterval?: Interval | undefined;
   /** Free text shown in the report header (strategy name, parameters). Escaped on output. */
   readonly title?: string;
   /** What the backtester knows besides the fills (settings, strategy health, order outcomes); absent for a bare analysis. */
@@ -105,10 +131,10 @@ export interface RunContext {
 export type TradeDirection = 'long' | 'short';
 
 /**
- * A trade: one entry (a fill that opens or adds to a position) with the exits that close it,
- * matched per market FIFO (the oldest open entry is closed first). A fill that flips the position
- * closes entries with part of its amount and is the entry of the next trade with the rest (its fee
- * split pro rata by amount).
+ * A trade: a position round trip on one market, from flat (or the fill that flipped the position)
+ * back to flat, with the PnL the portfolio realised over it (src/portfolio/portfolio.ts: average
+ * cost, every fee realised when paid). A fill that flips the position closes the trip with part of
+ * its amount and opens the next one with the rest (its fee split pro rata by amount).
  */
 export interface RoundTripTrade {
   /** 1-based, in order of exit (the last exit part). */
@@ -120,20 +146,21 @@ export interface RoundTripTrade {
   readonly exitTime: number;
   /** exitTime - entryTime, seconds. */
   readonly durationSeconds: number;
-  /** Base amount entered (= total amount exited). */
+  /** Base amount entered over the trip (= total amount exited). */
   readonly amount: Decimal;
+  /** Amount-weighted average price of the entering fills (or parts of a flipping fill). */
   readonly entryPrice: Decimal;
   /** Amount-weighted average price of the exit parts. */
   readonly exitPrice: Decimal;
-  /** PnL before fees: (exit − entry) × amount over the exit parts, sign flipped for shorts. */
+  /** The portfolio's realised PnL before fees: Σ closed × (price − average entry) over the exits, sign flipped for shorts. */
   readonly grossPnl: Decimal;
-  /** The entry's fee (its share of a split fill) plus the exit fills' fees pro rata by amount (quote). */
+  /** Fees of the trip's fills (quote); a flipping fill's fee shared pro rata by amount. */
   readonly fees: Decimal;
   /** grossPnl − fees. */
   readonly netPnl: Decimal;
   /** netPnl / entry notional (entryPrice × amount); a ratio, not percent. */
   readonly returnRatio: number;
-  /** Fills touching the trade: its entry plus each exit fill (or part of one). */
+  /** Fills touching the trade (a flipping fill counts in both trips it touches). */
   readonly fillCount: number;
   /** What opened it and what closed it, from the orders that filled: "stop-limit buy", "OCO take-profit sell", ... */
   readonly entryReason: string;
@@ -141,19 +168,21 @@ export interface RoundTripTrade {
 }
 
 /**
- * An entry still (partly) open at the end of the run: not a trade in the trade statistics, marked to
- * market in the equity curve (so in net PnL).
+ * A position still open at the end of the run (its round trip not finished): not a trade in the
+ * trade statistics, marked to market in the equity curve (so in net PnL).
  */
 export interface OpenPosition {
   readonly market: MarketName;
   readonly direction: TradeDirection;
+  /** When the round trip opened. */
   readonly entryTime: number;
   /** Base amount still open (positive). */
   readonly amount: Decimal;
+  /** The portfolio's average entry of what is held. */
   readonly entryPrice: Decimal;
-  /** The entry fee's share of the open part. */
+  /** Fees paid in this round trip so far. */
   readonly fees: Decimal;
-  /** Net PnL of the part of the entry already exited (0 when none was): in realizedPnl, not in the trade statistics. */
+  /** What the portfolio realised in this round trip so far (partial exits, minus every fee paid): not in the metric realizedPnl (closed trades only). */
   readonly realizedPnl: Decimal;
   readonly entryReason: string;
 }

@@ -1,7 +1,7 @@
 import { Decimal } from '../../domain/decimal';
 import { loadBacktestData, runBacktest, runFailed, sliceBacktestData, type BacktestData, type StrategyCache } from '../run-backtest';
 import { fillModelOption, parseIntervalOption, textRecordToDecimal } from '../options';
-import type { BacktestMetrics } from '../report';
+import { fullCurveOf, type BacktestMetrics, type BacktestRun } from '../report';
 import type { SweepJob, SweepRunResult, SweepSetup } from './sweep-types';
 
 /** Loads the candles of a sweep once per worker (every run of that worker reuses them). */
@@ -32,11 +32,22 @@ export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: Sw
       orders: { placed: orders?.placed ?? 0, denied: orders?.denied ?? 0, rejected: orders?.rejected ?? 0 },
       fills: outcome.replay.fills.length,
       strategy: { errors: sum((h) => h.errors), overruns: sum((h) => h.overruns), pauses: sum((h) => h.pauses), failed: runFailed(outcome) },
-      ...(job.withEquity === true ? { equity: outcome.result.run.equity.map((p) => [p.time, p.equity.toString()] as const) } : {}),
+      ...(job.withEquity === true ? { equity: fullEquity(outcome.result.run) } : {}),
     };
   } catch (err) {
     return { index: job.index, params: job.params, error: (err as Error).message };
   }
+}
+
+/** Every point of the run's curve (a walk-forward stitches test windows from them and computes its figures on them). */
+function fullEquity(run: BacktestRun): (readonly [number, string])[] {
+  const curve = fullCurveOf(run);
+  const out: (readonly [number, string])[] = [];
+  for (let k = 0; k < curve.length; k++) {
+    const p = curve.point(k);
+    out.push([p.time, p.equityText === undefined ? p.equity.toString() : p.equityText()]);
+  }
+  return out;
 }
 
 export function flattenMetrics(m: BacktestMetrics): Record<string, string | number | null> {

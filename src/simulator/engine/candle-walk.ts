@@ -9,6 +9,30 @@ import { crossedAtOpen, nextPathEvent, type PathEvent } from './matching';
 import type { OrderBook } from './order-book';
 import type { OrderExecution } from './order-execution';
 import { candlePath } from './price-path';
+import type { MarketReach } from './order-book';
+import { CLOSE, ColumnCandle, HIGH, LOW, OPEN } from '../../market-data/csv-columns';
+
+/**
+ * Relative margin of the test on doubles: a level and a candle value that are decimals of up to 15
+ * significant digits are exact doubles, and longer ones are within an ulp (~1e-16): with this
+ * margin the test on doubles never says "no" where the exact one says "yes".
+ */
+const MARGIN = 1e-12;
+
+/**
+ * `canReach` on a candle read from CSV columns: its values as the exact doubles the columns hold,
+ * no Decimal built (a year of 1m candles with an order waiting on most of them). Conservative, as
+ * the exact test: a "yes" only costs the path walk, which decides exactly.
+ */
+function canReachOnDoubles(reach: MarketReach, candle: ColumnCandle, previous: number | undefined): boolean {
+  const open = candle.value(OPEN);
+  const close = candle.value(CLOSE);
+  // The previous price counts as a point of the path (a NaN one, when there is none, never reaches).
+  const before = previous ?? Number.NaN;
+  if (reach.up !== undefined && reach.upF <= Math.max(candle.value(HIGH), open, close, Number.isNaN(before) ? open : before) * (1 + MARGIN)) return true;
+  if (reach.down !== undefined && reach.downF >= Math.min(candle.value(LOW), open, close, Number.isNaN(before) ? open : before) * (1 - MARGIN)) return true;
+  return false;
+}
 
 /** What the engine applies: a closed 1m candle with its traded volume (stock currency). */
 export type EngineCandle = Pick<Candle, 'time' | 'open' | 'high' | 'low' | 'close' | 'volume'>;
@@ -41,8 +65,11 @@ export class CandleWalk {
    * test: when it says no, walking the path would find no event. Orders crossed at the start (the
    * rest of a fill that ran out of volume) lie beyond the whole candle, so they always count.
    */
-  canReach(market: MarketName, candle: EngineCandle, previous: Decimal | undefined): boolean {
-    const { up, down } = this.book.reach(market);
+  canReach(market: MarketName, candle: EngineCandle, state: MarketState): boolean {
+    const reach = this.book.reach(market);
+    if (candle instanceof ColumnCandle) return canReachOnDoubles(reach, candle, state.pathPriceNumber());
+    const previous = state.pathPrice;
+    const { up, down } = reach;
     if (up !== undefined && (decimalAtMost(up, candle.high) || decimalAtMost(up, candle.open) || decimalAtMost(up, candle.close)
       || (previous !== undefined && decimalAtMost(up, previous)))) return true;
     if (down !== undefined && (decimalAtLeast(down, candle.low) || decimalAtLeast(down, candle.open) || decimalAtLeast(down, candle.close)

@@ -1,6 +1,7 @@
 import type { Decimal } from '../../domain/decimal';
 import type { MarketInfo } from '../../domain/market';
 import type { Liquidity } from './liquidity';
+import { CLOSE, ColumnCandle } from '../../market-data/csv-columns';
 
 /** The fields of the last applied candle the engine keeps reading. */
 interface SettledCandle {
@@ -44,6 +45,17 @@ export class MarketState {
   set pathPrice(price: Decimal | undefined) {
     this.settleLast();
     this.path = price;
+  }
+
+  /**
+   * `pathPrice` as a double (for a first, conservative test), without building the Decimal when it
+   * is still the last candle's close and that candle holds it as a double (a CSV column).
+   */
+  pathPriceNumber(): number | undefined {
+    if (this.path !== undefined) return this.path.toNumber();
+    const candle = this.candle;
+    if (candle === undefined) return undefined;
+    return candle instanceof ColumnCandle ? candle.value(CLOSE) : candle.close.toNumber();
   }
 
   /** Volume of the last applied candle: what orders arriving before the next candle may take a share of. */

@@ -12,6 +12,9 @@ import type { SimDeal, SimOco, SimOrder } from './types';
 export interface MarketReach {
   up: Decimal | undefined;
   down: Decimal | undefined;
+  /** `up` and `down` as doubles (NaN when undefined), for a first test on a candle's doubles. */
+  upF: number;
+  downF: number;
   /** False once an order of the market was added, finished or triggered; recomputed on the next read. */
   valid: boolean;
 }
@@ -56,7 +59,7 @@ export class OrderBook {
   reach(market: MarketName): MarketReach {
     let reach = this.reaches.get(market);
     if (reach === undefined) {
-      reach = { up: undefined, down: undefined, valid: false };
+      reach = { up: undefined, down: undefined, upF: NaN, downF: NaN, valid: false };
       this.reaches.set(market, reach);
     }
     if (reach.valid) return reach;
@@ -82,6 +85,8 @@ export class OrderBook {
     }
     reach.up = up;
     reach.down = down;
+    reach.upF = up === undefined ? NaN : up.toNumber();
+    reach.downF = down === undefined ? NaN : down.toNumber();
     reach.valid = true;
     return reach;
   }

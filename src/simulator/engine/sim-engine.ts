@@ -169,7 +169,7 @@ export class SimEngine {
   applyCandle(market: MarketName, candle: EngineCandle, intervalSeconds = 60): readonly EngineEvent[] {
     const state = this.requireMarket(market);
     // Fast exit, allocating nothing: no open order, or none whose level this candle's path can reach.
-    const events = this.book.hasOpenInMarket(market) && this.walk.canReach(market, candle, state.pathPrice)
+    const events = this.book.hasOpenInMarket(market) && this.walk.canReach(market, candle, state)
       ? this.walkCandle(market, candle, candle.time + intervalSeconds)
       : NO_EVENTS;
     state.settle(candle);

@@ -156,8 +156,8 @@ function resolveBinary(command: string): string {
       expect(await page.locator('#price-chart path.marker.exit').count()).toBe(2);
       expect(await page.locator('#price-chart path.marker.flip.buy').count()).toBe(1);
       expect(Number(await page.locator('#equity-chart path.line:not(.benchmark)').getAttribute('data-points'))).toBe(11);
-      // One trade per entry: the two lots bought at c4 and c5 are two trades.
-      expect(await page.locator('#trades tbody tr').count()).toBe(4);
+      // One trade per position round trip: the two lots bought at c4 and c5 and sold together at c6 are one trade.
+      expect(await page.locator('#trades tbody tr').count()).toBe(3);
       expect(await page.locator('#open-positions tbody tr').count()).toBe(1);
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-small.png'), fullPage: true });
     } finally {

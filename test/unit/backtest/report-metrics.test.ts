@@ -13,22 +13,21 @@ import { HOUR, T0, smallCandles, smallFills, smallStartBalances } from '../../fi
  *   c1 buy 2 @100 fee .2 | c3 sell 2 @104 fee .208 | c4 buy 1 @101 fee .101 | c5 buy 1 @99 fee .099
  *   c6 sell 2 @100 fee .2 | c8 sell 1 @105 fee .105 | c9 buy 2 @104 fee .208 (flip)
  *
- * Trades: one per entry, exits matched FIFO (an exit fill's fee split over the entries it closes, pro rata):
- *   #1 long  2: entry 2@100, exit 2@104: gross (104-100)*2 = 8, fees .2+.208 = .408           net  7.592
- *   #2 long  1: entry 1@101, exit 1@100 (half of c6's sell, fee .1): gross -1, fees .101+.1 = .201, net -1.201
- *   #3 long  1: entry 1@99,  exit 1@100 (the other half, fee .1):   gross  1, fees .099+.1 = .199, net  0.801
- *   #4 short 1: entry 105, exit 104 (1 of the 2 bought at c9): gross 1,
+ * Trades: position round trips (flat to flat) with the portfolio's PnL (average cost, every fee realised
+ * when paid; a flipping fill's fee shared pro rata by amount between the trip it closes and the one it opens):
+ *   #1 long  2: entry 2@100, exit 2@104: gross (104-100)*2 = 8, fees .2+.208 = .408                   net  7.592
+ *   #2 long  2: entries 1@101 and 1@99 (average 100), exit 2@100: gross 0, fees .101+.099+.2 = .4     net -0.4
+ *   #3 short 1: entry 105, exit 104 (1 of the 2 bought at c9): gross 1,
  *      c9 fee split pro rata: .208 * 1/2 = .104 closes, .104 opens the next long;
- *      fees .105 + .104 = .209                                                                net  0.791
- *   open: long 1 @104, entry fee .104, marked at the last close 106.
+ *      fees .105 + .104 = .209                                                                        net  0.791
+ *   open: long 1 @104, its fee so far .104 (realised: -.104), marked at the last close 106.
  * Total fees = .2+.208+.101+.099+.2+.105+.208 = 1.121
- * Realized = 7.592 - 1.201 + 0.801 + 0.791 = 7.983; average trade 7.983/4 = 1.99575; best 7.592; worst -1.201
- * Wins 3 (#1, #3, #4), losses 1 (#2): win rate 3/4. Gross profit 9.184, gross loss 1.201,
- * profit factor 9.184 / 1.201 = 7.6469608659...
- * SQN: pnls 7.592 -1.201 .801 .791, mean 1.99575, squared deviations 31.3180140625 + 10.2192105625
- *   + 1.4274275625 + 1.4514225625 = 44.41607475, sample variance /3 = 14.80535825, sd 3.8477731...,
- *   SQN = sqrt(4) * 1.99575 / 3.8477731 = 1.0373533...
- * Average time in a trade: (7200 + 7200 + 3600 + 3600) / 4 = 5400 s.
+ * Realized = 7.592 - 0.4 + 0.791 = 7.983; average trade 7.983/3 = 2.661; best 7.592; worst -0.4
+ * Wins 2 (#1, #3), losses 1 (#2): win rate 2/3. Gross profit 8.383, gross loss 0.4,
+ * profit factor 8.383 / 0.4 = 20.9575
+ * SQN: pnls 7.592 -0.4 .791, mean 2.661, squared deviations 24.314761 + 9.369721 + 3.4969 = 37.181382,
+ *   sample variance /2 = 18.590691, sd 4.3116924, SQN = sqrt(3) * 2.661 / 4.3116924 = 1.0689508...
+ * Average time in a trade: (7200 + 7200 + 3600) / 3 = 6000 s.
  * CAGR over 10 h: (1009.879 / 1000)^(365*24/10) - 1; Calmar = CAGR % / max drawdown %.
  * Buy and hold (no fee without run settings): 1000 / 100 (first open) = 10 BTC, worth 10 * 106 = 1060
  *   at the end: +6 %; its worst fall is from the close 104 to 99: 5/104 = 4.8076923 %.
@@ -51,7 +50,7 @@ import { HOUR, T0, smallCandles, smallFills, smallStartBalances } from '../../fi
  *                      = sqrt(4.4299434e-6 / 10) = .00066557820
  *   Sortino = .00098516176 / .00066557820 * 93.5949 = 138.535319
  * Exposure: run T0 .. T0+10h = 36000 s; in position [c1+60, c3+60] 7200 s, [c4+60, c6+60] 7200 s
- *   ([c5+60, c6+60] inside it), [c8+60, c9+60] 3600 s, open [c9+60, T0+10h] 3540 s: 21540 / 36000 = 0.598333...
+ *   [c8+60, c9+60] 3600 s, open [c9+60, T0+10h] 3540 s: 21540 / 36000 = 0.598333...
  */
 
 const d = (s: string): Decimal => new Decimal(s);
@@ -75,25 +74,24 @@ describe('backtest report metrics (hand-computed fixture)', () => {
     ]);
   });
 
-  test('one trade per entry, exits matched FIFO; the flip splits its fee pro rata', () => {
+  test('one trade per position round trip, PnL from the portfolio (average cost); the flip splits its fee pro rata', () => {
     expect(result.trades.map((t) => [t.id, t.direction, t.amount.toString(), t.entryPrice.toString(), t.exitPrice.toString(),
       t.grossPnl.toString(), t.fees.toString(), t.netPnl.toString(), t.fillCount])).toEqual([
       [1, 'long', '2', '100', '104', '8', '0.408', '7.592', 2],
-      [2, 'long', '1', '101', '100', '-1', '0.201', '-1.201', 2],
-      [3, 'long', '1', '99', '100', '1', '0.199', '0.801', 2],
-      [4, 'short', '1', '105', '104', '1', '0.209', '0.791', 2],
+      [2, 'long', '2', '100', '100', '0', '0.4', '-0.4', 3],
+      [3, 'short', '1', '105', '104', '1', '0.209', '0.791', 2],
     ]);
     expect(result.trades.map((t) => [t.entryTime - T0, t.exitTime - T0, t.durationSeconds])).toEqual([
-      [3660, 10860, 7200], [14460, 21660, 7200], [18060, 21660, 3600], [28860, 32460, 3600],
+      [3660, 10860, 7200], [14460, 21660, 7200], [28860, 32460, 3600],
     ]);
     // The fixture's fills carry no order kind: the reasons fall back to the side.
-    expect(result.trades.map((t) => `${t.entryReason}>${t.exitReason}`)).toEqual(['buy>sell', 'buy>sell', 'buy>sell', 'sell>buy']);
+    expect(result.trades.map((t) => `${t.entryReason}>${t.exitReason}`)).toEqual(['buy>sell', 'buy>sell', 'sell>buy']);
     expect(result.trades[0]?.returnRatio).toBeCloseTo(7.592 / 200, 12);
     expect(result.fillActions).toEqual(['entry', 'exit', 'entry', 'entry', 'exit', 'entry', 'flip']);
     expect(result.openPositions).toHaveLength(1);
     const open = result.openPositions[0];
-    expect([open?.direction, open?.amount.toString(), open?.entryPrice.toString(), open?.fees.toString(), open?.entryTime]).toEqual([
-      'long', '1', '104', '0.104', T0 + 9 * HOUR + 60,
+    expect([open?.direction, open?.amount.toString(), open?.entryPrice.toString(), open?.fees.toString(), open?.realizedPnl.toString(), open?.entryTime]).toEqual([
+      'long', '1', '104', '0.104', '-0.104', T0 + 9 * HOUR + 60,
     ]);
   });
 
@@ -104,21 +102,21 @@ describe('backtest report metrics (hand-computed fixture)', () => {
     expect(m.realizedPnl.toString()).toBe('7.983');
     expect(m.totalFees.toString()).toBe('1.121');
     expect(m.maxDrawdown.toString()).toBe('2.309');
-    expect(m.grossProfit.toString()).toBe('9.184');
-    expect(m.grossLoss.toString()).toBe('1.201');
-    expect(m.averageTrade?.toString()).toBe('1.99575');
+    expect(m.grossProfit.toString()).toBe('8.383');
+    expect(m.grossLoss.toString()).toBe('0.4');
+    expect(m.averageTrade?.toString()).toBe('2.661');
     expect(m.bestTrade?.toString()).toBe('7.592');
-    expect(m.worstTrade?.toString()).toBe('-1.201');
+    expect(m.worstTrade?.toString()).toBe('-0.4');
   });
 
   test('ratios', () => {
     expect(m.returnPct).toBeCloseTo(0.9879, 12);
     expect(m.maxDrawdownPct).toBeCloseTo(0.2291129192, 9);
-    expect([m.tradeCount, m.winCount, m.lossCount]).toEqual([4, 3, 1]);
-    expect(m.winRate).toBeCloseTo(3 / 4, 12);
-    expect(m.profitFactor).toBeCloseTo(9.184 / 1.201, 10);
-    expect(m.sqn).toBeCloseTo(1.0373533, 6);
-    expect(m.averageTradeSeconds).toBe(5400);
+    expect([m.tradeCount, m.winCount, m.lossCount]).toEqual([3, 2, 1]);
+    expect(m.winRate).toBeCloseTo(2 / 3, 12);
+    expect(m.profitFactor).toBeCloseTo(8.383 / 0.4, 10);
+    expect(m.sqn).toBeCloseTo(1.0689508, 6);
+    expect(m.averageTradeSeconds).toBe(6000);
     const cagr = (Math.pow(1.009879, (365 * 24) / 10) - 1) * 100;
     expect(m.cagrPct).toBeCloseTo(cagr, 6);
     expect(m.calmar).toBeCloseTo(cagr / 0.2291129192, 3);
@@ -160,17 +158,21 @@ describe('metric edge cases', () => {
     expect(exposure([t(10, 30), t(20, 40)], [], 0, 100)).toBeCloseTo(0.3, 12);
   });
 
-  test('an exit closes the oldest entry first (FIFO): that entry is a trade, the younger one stays open', () => {
+  test('a partial exit leaves the round trip open at the average entry; the trade is complete once flat', () => {
     const f = (side: 'buy' | 'sell', amount: string, price: string, time: number): BacktestFill => ({
       time, market: 'ETH_USDT', side, amount: d(amount), price: d(price), fee: d('0'), clientOrderId: `x${time}`, role: 'maker',
     });
-    const rt = buildRoundTrips([f('buy', '1', '10', 1), f('buy', '1', '20', 2), f('sell', '1', '15', 3)]);
-    expect(rt.trades.map((t) => [t.entryPrice.toString(), t.exitPrice.toString(), t.netPnl.toString()])).toEqual([['10', '15', '5']]);
-    expect(rt.openPositions.map((p) => [p.entryPrice.toString(), p.amount.toString()])).toEqual([['20', '1']]);
-    expect(rt.fillActions).toEqual(['entry', 'entry', 'exit']);
+    const fills = [f('buy', '1', '10', 1), f('buy', '1', '20', 2), f('sell', '1', '15', 3)];
+    const partly = buildRoundTrips(fills);
+    expect(partly.trades).toEqual([]);
+    expect(partly.openPositions.map((p) => [p.entryPrice.toString(), p.amount.toString(), p.realizedPnl.toString()])).toEqual([['15', '1', '0']]);
+    expect(partly.fillActions).toEqual(['entry', 'entry', 'exit']);
+    const flat = buildRoundTrips([...fills, f('sell', '1', '25', 4)]);
+    expect(flat.trades.map((t) => [t.amount.toString(), t.entryPrice.toString(), t.exitPrice.toString(), t.netPnl.toString(), t.fillCount])).toEqual([['2', '15', '20', '10', 4]]);
+    expect(flat.openPositions).toEqual([]);
   });
 
-  test('many exits of one entry make one trade (not one per exit); a part still open at the end is an open position', () => {
+  test('many exits make one trade (not one per exit); a position still open at the end is an open position', () => {
     const f = (side: 'buy' | 'sell', amount: string, price: string, time: number, fee = '0'): BacktestFill => ({
       time, market: 'ETH_USDT', side, amount: d(amount), price: d(price), fee: d(fee), clientOrderId: `x${time}`, role: 'taker',
       orderKind: side === 'buy' ? 'stop_limit' : time % 2 === 0 ? 'oco_take_profit' : 'oco_stop_loss',
@@ -185,8 +187,8 @@ describe('metric edge cases', () => {
       .toEqual(['3', '10.66666666666666666666666666666666666667', '2', '0.062', '1.938', 4, 3]);
     expect([t.entryReason, t.exitReason]).toEqual(['stop-limit buy', 'OCO take-profit sell + OCO stop-loss sell']);
     const open = rt.openPositions[0]!;
-    // Half of the second entry is still open: its fee share .01; the exited half realised (12 - 10) - .01 - .012.
-    expect([open.amount.toString(), open.fees.toString(), open.realizedPnl.toString(), open.entryReason]).toEqual(['1', '0.01', '1.978', 'stop-limit buy']);
+    // The second round trip is still open (1 of 2 left): its fees so far .02 + .012, realised (12 - 10) - .032 (the portfolio realises fees when paid).
+    expect([open.amount.toString(), open.fees.toString(), open.realizedPnl.toString(), open.entryReason]).toEqual(['1', '0.032', '1.968', 'stop-limit buy']);
   });
 
   test('fills are sorted by time before matching', () => {

@@ -96,7 +96,7 @@ describe('toReportJson', () => {
     expect(metrics['totalFees']).toBe('0.408');
     expect(metrics['winRate']).toBe(1);
     expect(typeof metrics['sortino']).toBe('number');
-    expect(json['formatVersion']).toBe(2);
+    expect(json['formatVersion']).toBe(3);
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
 
     const none = toReportJson(analyseBacktest(smallRun({ fills: [], equity: buildEquityCurve([], { BTC_USDT: smallCandles }, smallStartBalances, 'USDT', '1h') })));
