@@ -123,7 +123,9 @@ export class VersionControl {
     try {
       const described = await this.o.describe(next, copy);
       const results: Outcome[] = [];
-      for (const name of only === undefined ? host.strategyNames() : [only]) results.push(await this.reloadOne(name, next, copy, described, source));
+      // Messages name the strategy directory the author edits, not the copy that was read.
+      const errors = described.errors.map((e) => Object.assign(Object.create(Object.getPrototypeOf(e) as object) as StrategyLoadError, e, { message: e.message.split(copy).join(this.o.strategyDir(next)) }));
+      for (const name of only === undefined ? host.strategyNames() : [only]) results.push(await this.reloadOne(name, next, copy, { ...described, errors }, source));
       this.config = next;
       return { ok: results.every((r) => r.ok), message: results.map((r) => r.message).join('\n') };
     } finally {
@@ -138,7 +140,8 @@ export class VersionControl {
     const found = described.strategies.find((s) => s.name === name);
     const mine = described.errors.filter((e) => e.context['strategy'] === name || (liveFile !== '' && path.basename(String(e.context['file'] ?? '')) === liveFile));
     if (found === undefined || mine.some((e) => e.context['param'] !== undefined || e.context['field'] !== undefined)) {
-      const why = (mine.length > 0 ? mine : described.errors).map((e) => e.message).join('; ') || `no module defines ${name} any more`;
+      const loadErrors = mine.filter((e) => e.context['reason'] !== 'unknown');
+      const why = (loadErrors.length > 0 ? loadErrors : mine.length > 0 ? mine : described.errors).map((e) => e.message).join('; ') || `no module defines ${name} any more`;
       return this.refuse(name, source, why);
     }
     const index = next.strategies.enabled.findIndex((e) => e.name === name);
