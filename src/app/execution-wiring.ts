@@ -5,17 +5,15 @@ import type { FrozenConfig } from '../config/load';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { isDeadLocalOwner } from '../execution/dead-owner';
-import { buildExecution as buildExecutionCore, type Execution as BuiltExecution } from '../execution/build-execution';
+import type { Execution as BuiltExecution } from '../execution/build-execution';
 import type { ExecutionEvent, ExecutionEvents } from '../execution/events';
 import { LeaseKeeper } from '../execution/lease-keeper';
 import type { OwnStrategy } from '../execution/own-orders';
-import type { BalanceView } from '../execution/prepare-order';
-import type { PreTradeRisk } from '../execution/risk-port';
+import type { KernelCoreOptions } from '../execution/kernel-core';
 import type { Logger } from '../log/logger';
 import type { DiscrepancyKind, ReconcileUpdateKind } from '../metrics/definitions';
 import type { Metrics } from '../metrics/registry';
 import type { LeaseStore } from '../store/lease-store-port';
-import type { OrderStore } from '../store/order-store-port';
 
 export interface Execution extends BuiltExecution {
   readonly leases: LeaseKeeper;
@@ -25,11 +23,7 @@ export interface Execution extends BuiltExecution {
 export interface ExecutionInput {
   readonly config: FrozenConfig;
   readonly exchange: ExchangeClient;
-  readonly store: OrderStore;
   readonly leaseStore: LeaseStore;
-  readonly risk: PreTradeRisk;
-  readonly balances: BalanceView;
-  readonly events: ExecutionEvents;
   /** Wall clock: in-flight windows and lease TTLs are real time. */
   readonly clock: Clock;
   /** Market clock (candle times): intents of candles closed before start are looked for at the venue first. */
@@ -42,20 +36,19 @@ export interface ExecutionInput {
   readonly strategies: readonly OwnStrategy[];
 }
 
-/** The execution package's own wiring (build-execution.ts) plus this replica's leases, observed by metrics. */
-export function buildExecution(i: ExecutionInput): Execution {
+/** This replica's leases (observed by metrics) and the order pipeline's settings from the config. */
+export function executionSettings(i: ExecutionInput): { readonly leases: LeaseKeeper; readonly owner: string; readonly settings: KernelCoreOptions['execution'] } {
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const leases = new LeaseKeeper({
     store: i.leaseStore, owner, ttlMs: i.config.leases.ttlSeconds * 1000, isDeadOwner: (holder) => isDeadLocalOwner(holder),
     onChange: (scope, held) => i.metrics.leaseOwned.set({ account: i.account, strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
   });
-  const built = buildExecutionCore({
-    exchange: i.exchange, store: i.store, leases, leaseStore: i.leaseStore, owner, risk: i.risk, clock: i.clock,
-    events: i.events, balances: i.balances, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,
+  const settings: KernelCoreOptions['execution'] = {
+    exchange: i.exchange, leases, leaseStore: i.leaseStore, owner, clock: i.clock, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,
     unknownOrderPolicy: i.config.reconcile.unknownOrderPolicy, reconcileIntervalMs: i.config.reconcile.intervalSeconds * 1000,
     ownStrategies: i.strategies, ownOrderPolicy: i.config.reconcile.ownOrderPolicy, startedAtMs: i.marketClock.nowMs(),
-  });
-  return { ...built, leases, owner };
+  };
+  return { leases, owner, settings };
 }
 
 /**

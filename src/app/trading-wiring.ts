@@ -4,17 +4,16 @@ import { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
 import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
 import type { OwnStrategy } from '../execution/own-orders';
-import { RiskGate } from '../execution/risk-gate';
 import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
 import { setTradingState, type Metrics } from '../metrics/registry';
-import { Portfolio } from '../portfolio/portfolio';
-import { RiskEngine } from '../risk/risk-engine';
-import type { ExecutionEvents } from '../execution/events';
-import { buildExecution, executionEventSink, type Execution } from './execution-wiring';
+import { buildKernelCore } from '../execution/kernel-core';
+import type { OpenOrderBook } from '../execution/open-order-book';
+import type { OrderFeedbackRecorder } from '../execution/order-feedback-recorder';
+import type { Portfolio } from '../portfolio/portfolio';
+import type { RiskEngine } from '../risk/risk-engine';
+import { executionEventSink, executionSettings, type Execution } from './execution-wiring';
 import { MeteredOrderStore } from '../store/metered-order-store';
-import { OpenOrderBook } from '../execution/open-order-book';
-import { OrderFeedbackRecorder } from '../execution/order-feedback-recorder';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { StateAdapters } from './stores';
@@ -59,59 +58,58 @@ export interface Trading {
 }
 
 /**
- * Wires risk -> executor over the journal (metered), the balance poller, the open-order view, the
- * portfolio (fed by the journal's fills through the order feedback; the daily loss limit reads it) and
- * the trading-state control, which it initialises from
- * the store (a paused daemon comes back paused).
+ * The daemon's kernel: the same buildKernelCore as a backtest's TradingKernel (portfolio, risk gate,
+ * executor, open-order view, order feedback), over the metered journal, with this replica's leases,
+ * the balance pollers, metrics and logs as its observers, and the trading-state control, which it
+ * initialises from the store (a paused daemon comes back paused).
  */
 export async function wireTrading(i: TradingInput): Promise<Trading> {
   const c = i.config;
   const m = i.metrics;
-  // Today's PnL on the market clock (the exchange's day).
-  const portfolio = new Portfolio(i.marketClock);
-  const riskEngine = new RiskEngine({
-    limits: riskLimitsFromConfig(c.risk), pnl: portfolio, initialState: c.risk.initialState,
-    onStateChange: (next) => setTradingState(m, next),
-  });
-  setTradingState(m, riskEngine.tradingState);
   const balances = new BalancePoller({
     fetch: () => i.exchange.fetchTradingBalances(), clock: i.marketClock,
     onUpdate: (snap) => recordBalances(m, snap.balances, i.markets),
   });
   const collateral = new BalancePoller({ fetch: () => i.exchange.fetchCollateralBalanceSummary(), clock: i.marketClock });
-  const book = new OpenOrderBook(i.state.orders, (counts) => {
-    m.openOrders.reset();
-    for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
-  });
   const store = new MeteredOrderStore(i.state.orders, {
     onTransition: (_record, from, to) => m.orderTransitions.inc({ from, to }),
     onStoreHealth: i.onRedisUp,
   });
   const execLog = componentLogger(i.log, 'executor');
-  portfolio.onFill((state, _fill, realized) => {
-    if (realized.isZero()) return;
-    execLog.info({ strategy: state.strategy, market: state.market, realized: realized.toString(), today: portfolio.realizedToday().toString() }, 'realised PnL');
-  });
-  const positions = new PositionMetrics(m, portfolio);
-  const tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
-  const feedback = new OrderFeedbackRecorder(store, portfolio, (err) => execLog.warn({ err }, 'order feedback for strategies not recorded'));
+  // Assigned right below: a halt raised by an execution event needs the control, which needs the risk engine.
+  let tradingControl: TradingStateControl | undefined;
   const observers = executionEventSink(m, execLog, {
     wallClock: i.wallClock,
     // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
     // an operator fixed the cause (exchange.dialect, the server or region) and resumed.
     halt: (reason) => {
-      void tradingControl.set('halted', reason, i.wallClock.nowMs());
+      void tradingControl?.set('halted', reason, i.wallClock.nowMs());
     },
   });
-  const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
-  const exec = buildExecution({
-    config: c, exchange: i.exchange, store, leaseStore: i.state.leases, events, clock: i.wallClock, marketClock: i.marketClock, markets: i.markets, metrics: m,
+  const replica = executionSettings({
+    config: c, exchange: i.exchange, leaseStore: i.state.leases, clock: i.wallClock, marketClock: i.marketClock, markets: i.markets, metrics: m,
     account: i.state.keys.account, strategies: i.strategies,
-    risk: new RiskGate(riskEngine, {
-      lastPrice: i.lastPrice, balances: () => balances.latest()?.balances ?? {}, openOnMarket: (mk) => book.onMarket(mk),
-    }),
-    balances: { available: (cur, wallet) => (wallet === 'trading' ? balances.latest()?.balances[cur]?.available : collateralFree(collateral, cur)) },
   });
+  const core = buildKernelCore({
+    store, marketClock: i.marketClock, lastPrice: i.lastPrice, observers, execution: replica.settings,
+    risk: { limits: riskLimitsFromConfig(c.risk), initialState: c.risk.initialState, onStateChange: (next) => setTradingState(m, next) },
+    tradingBalances: () => balances.latest()?.balances ?? {},
+    collateralFree: (cur) => collateralFree(collateral, cur),
+    onFeedbackError: (err) => execLog.warn({ err }, 'order feedback for strategies not recorded'),
+    onOpenCounts: (counts) => {
+      m.openOrders.reset();
+      for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
+    },
+  });
+  const { portfolio, riskEngine, book, feedback } = core;
+  tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
+  setTradingState(m, riskEngine.tradingState);
+  portfolio.onFill((state, _fill, realized) => {
+    if (realized.isZero()) return;
+    execLog.info({ strategy: state.strategy, market: state.market, realized: realized.toString(), today: portfolio.realizedToday().toString() }, 'realised PnL');
+  });
+  const positions = new PositionMetrics(m, portfolio);
+  const exec: Execution = { ...core.exec, leases: replica.leases, owner: replica.owner };
   await tradingControl.init(c.risk.initialState);
   return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import type { MarketInfo } from '../domain/market';
@@ -6,6 +5,7 @@ import type { RiskSection } from '../config/risk-limits';
 import { DEFAULT_FILL_MODEL, fillModelText, type FillModel } from '../domain/fill-model';
 import type { CollateralMode } from '../simulator/engine/sim-engine';
 import type { FoundStrategy } from '../strategy/strategy-loader';
+import { strategyVersion } from '../strategy/strategy-version';
 import type { RunDataFile, RunSettings } from './report';
 
 /** Where the fill rules are written down (the report names it; the rules themselves live in the simulator). */
@@ -38,7 +38,7 @@ export function fillModelSettings(model: FillModel): string {
 /** The settings a report records so the run can be reproduced and compared. */
 export function runSettings(i: RunSettingsInput): RunSettings {
   const s = i.found.strategy;
-  const version = createHash('sha256').update(i.found.sources.map((f) => f.sha256).join('\n')).digest('hex').slice(0, 12);
+  const version = strategyVersion(i.found.sources);
   return {
     strategy: { name: s.name, interval: s.interval, params: s.params, version, sources: i.found.sources },
     data: i.data, dataInterval: i.dataInterval, from: i.from, to: i.to,

@@ -62,7 +62,7 @@ function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<t
   // The URL may hold a password: only say whether Redis is configured.
   lines.push(`  redis: ${c.redis.url === undefined ? 'not configured (in-process state, not durable)' : 'configured'}, key prefix ${c.redis.keyPrefix}`);
   for (const s of strategies) {
-    lines.push(`  strategy ${s.name}: ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)?.slice(0, 500)}`);
+    lines.push(`  strategy ${s.name} (version ${s.identity.version}): ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)?.slice(0, 500)}`);
   }
   lines.push(`  risk: initial state ${c.risk.initialState}${c.risk.dailyLossLimit ? `, daily loss limit ${c.risk.dailyLossLimit}` : ''}`);
   lines.push(`  kill-switch: ${c.killSwitch.enabled ? `on, ${c.killSwitch.timeoutSeconds} s timeout, refreshed every ${c.killSwitch.refreshSeconds} s` : 'off'}`);

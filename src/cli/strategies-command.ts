@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { loadStrategies } from '../strategy/strategy-loader';
 import { defaultConfigFile } from './run-command';
 import { loadConfig } from '../config/load';
+import { strategyVersion } from '../strategy/strategy-version';
 
 interface DirOptions {
   dir?: string;
@@ -37,13 +38,13 @@ export function registerStrategiesCommand(program: Command): void {
       const result = loadStrategies(dir);
       const rows = result.strategies.map((s) => ({
         name: s.name, file: path.relative(process.cwd(), s.file ?? ''), markets: s.markets, interval: s.interval, warmup: s.warmup,
-        params: s.params, description: s.definition.description,
+        params: s.params, description: s.definition.description, version: strategyVersion(result.sources.get(s.name) ?? []),
       }));
       if (opts.json === true) {
         process.stdout.write(`${JSON.stringify({ dir, strategies: rows, errors: result.errors.map((e) => ({ file: e.context['file'], message: e.message })) }, null, 2)}\n`);
       } else {
         for (const r of rows) {
-          process.stdout.write(`${r.name}  (${r.file})\n  ${r.markets.join(', ')} ${r.interval}, warm-up ${r.warmup}\n  params ${JSON.stringify(r.params)}\n${r.description ? `  ${r.description}\n` : ''}`);
+          process.stdout.write(`${r.name}  (${r.file}, version ${r.version})\n  ${r.markets.join(', ')} ${r.interval}, warm-up ${r.warmup}\n  params ${JSON.stringify(r.params)}\n${r.description ? `  ${r.description}\n` : ''}`);
         }
         for (const e of result.errors) process.stderr.write(`${e.code} ${withFile(e)}\n`);
       }

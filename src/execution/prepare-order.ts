@@ -61,6 +61,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
         records: [{
           strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
           candleCloseTime, clientOrderId: cid, kind: 'stop_limit', price, purpose: intent.purpose,
+          strategyVersion: stamped.identity?.version, strategyParams: stamped.identity?.params,
         }],
         sentClientOrderId: cid,
       },
@@ -78,6 +79,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   const record = (clientOrderId: string, kind: 'oco_sl' | 'oco_tp'): NewOrderRecord => ({
     strategy: stamped.strategy, market: intent.market, side, amount, activationPrice, candleTime: stamped.candleTime,
     candleCloseTime, clientOrderId, kind, price, stopLimitPrice, purpose: intent.purpose,
+    strategyVersion: stamped.identity?.version, strategyParams: stamped.identity?.params,
   });
   return {
     ok: true,

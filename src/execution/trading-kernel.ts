@@ -2,19 +2,18 @@ import type { Clock } from '../core/clock';
 import { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
 import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
-import { Portfolio } from '../portfolio/portfolio';
-import { RiskEngine } from '../risk/risk-engine';
+import type { Portfolio } from '../portfolio/portfolio';
 import type { RiskLimits } from '../risk/risk-limits';
 import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
 import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
 import type { StampedIntent } from '../strategy/intent-validation';
-import { buildExecution, type Execution, type ExecutionExchange } from './build-execution';
+import type { Execution, ExecutionExchange } from './build-execution';
 import { settleBeforeCandle } from './candle-settlement';
 import type { SubmitResult } from './executor';
+import { buildKernelCore } from './kernel-core';
 import { LeaseKeeper } from './lease-keeper';
-import { OpenOrderBook } from './open-order-book';
-import { OrderFeedbackRecorder } from './order-feedback-recorder';
-import { RiskGate } from './risk-gate';
+import type { OpenOrderBook } from './open-order-book';
+import type { OrderFeedbackRecorder } from './order-feedback-recorder';
 
 /** What the kernel asks the exchange: the executor's calls and the two balance reads of the daemon's pollers. */
 export type KernelExchange = ExecutionExchange & Pick<ExchangeClient, 'fetchTradingBalances' | 'fetchCollateralBalanceSummary'>;
@@ -41,8 +40,8 @@ const LEASE_TTL_MS = 100 * 365 * 86_400_000;
 
 /**
  * The one trading kernel of a process that trades alone on an in-memory journal (a backtest; paper mode
- * in the parity test): the daemon's order pipeline and its views, wired as the daemon wires them
- * (app/trading-wiring.ts) over in-memory adapters. Intents go through the Executor (risk gate, rounding,
+ * in the parity test): the daemon's order pipeline and its views, built by the same buildKernelCore
+ * as the daemon's (app/trading-wiring.ts), over in-memory adapters. Intents go through the Executor (risk gate, rounding,
  * client order ids, journal, send, answer), the journal's changes reach the strategies through the
  * OrderFeedbackRecorder (ctx.events) and the Portfolio (ctx.position, the daily loss limit), and
  * `settle` is the daemon's step before a closed candle reaches the strategies. The exchange is any
@@ -72,18 +71,21 @@ export class TradingKernel {
     const leaseStore = new InMemoryLeaseStore(o.wallClock);
     this.journal = new InMemoryOrderStore(leaseStore, o.wallClock);
     this.leases = new LeaseKeeper({ store: leaseStore, owner: OWNER, ttlMs: LEASE_TTL_MS });
-    this.book = new OpenOrderBook(this.journal);
-    this.portfolio = new Portfolio(o.marketClock);
-    this.feedback = new OrderFeedbackRecorder(this.journal, this.portfolio, o.onFeedbackError);
-    const riskEngine = new RiskEngine({ limits: o.risk, pnl: this.portfolio });
-    const markets = [...new Set(o.strategies.flatMap((s) => s.markets))];
-    this.exec = buildExecution({
-      exchange: o.exchange, store: this.journal, leases: this.leases, leaseStore, owner: OWNER, clock: o.wallClock, markets,
-      requestTimeoutMs: 5000, events: this.feedback,
-      risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: () => this.trading, openOnMarket: (m) => this.book.onMarket(m) }),
+    const core = buildKernelCore({
+      store: this.journal, marketClock: o.marketClock, risk: { limits: o.risk }, lastPrice: o.lastPrice,
+      tradingBalances: () => this.trading,
       // As the daemon's collateral poller: an asset the answer does not list holds nothing.
-      balances: { available: (cur, wallet) => (wallet === 'trading' ? this.trading[cur]?.available : (this.collateral[cur]?.availableWithoutBorrow ?? NOTHING)) },
+      collateralFree: (cur) => this.collateral[cur]?.availableWithoutBorrow ?? NOTHING,
+      onFeedbackError: o.onFeedbackError,
+      execution: {
+        exchange: o.exchange, leases: this.leases, leaseStore, owner: OWNER, clock: o.wallClock,
+        markets: [...new Set(o.strategies.flatMap((s) => s.markets))], requestTimeoutMs: 5000,
+      },
     });
+    this.book = core.book;
+    this.portfolio = core.portfolio;
+    this.feedback = core.feedback;
+    this.exec = core.exec;
     this.settleMarket = settleBeforeCandle({
       reconciler: this.exec.reconciler, book: this.book, feedback: this.feedback, pollBalances: async () => this.invalidateBalances(),
     });

@@ -11,6 +11,9 @@ import { ORDER_KINDS, type NewOrderRecord, type OrderKind, type OrderPatch, type
  */
 export type RecordFields = Record<string, string>;
 
+/** Parameters are small (numbers and names); a bound keeps one odd strategy from bloating every record. */
+export const MAX_PARAMS_TEXT = 4096;
+
 function money(value: Decimal | string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
   return parseDecimal(value instanceof Decimal ? value : String(value), field).toString();
@@ -29,6 +32,8 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
   if (input.candleCloseTime !== undefined && (!Number.isSafeInteger(input.candleCloseTime) || input.candleCloseTime <= input.candleTime)) {
     problems['candleCloseTime'] = ['Unix seconds, integer, after candleTime'];
   }
+  if (input.strategyVersion !== undefined && !/^[0-9a-f]{12}$/.test(input.strategyVersion)) problems['strategyVersion'] = ['12 lowercase hex digits'];
+  if (input.strategyParams !== undefined && input.strategyParams.length > MAX_PARAMS_TEXT) problems['strategyParams'] = [`at most ${MAX_PARAMS_TEXT} characters of JSON`];
   if (Object.keys(problems).length > 0) {
     throw new RequestValidationError('invalid order journal record', problems, { clientOrderId: input.clientOrderId });
   }
@@ -55,6 +60,8 @@ export function newRecordFields(input: NewOrderRecord, nowMs: number): RecordFie
   if (input.reason !== undefined) fields['reason'] = input.reason;
   if (input.purpose !== undefined) fields['purpose'] = input.purpose;
   if (input.candleCloseTime !== undefined) fields['candleCloseTime'] = String(input.candleCloseTime);
+  if (input.strategyVersion !== undefined) fields['strategyVersion'] = input.strategyVersion;
+  if (input.strategyParams !== undefined) fields['strategyParams'] = input.strategyParams;
   return fields;
 }
 
@@ -109,6 +116,8 @@ export function parseRecord(fields: RecordFields, history: readonly string[]): O
     candleTime: Number(fields['candleTime']),
     candleCloseTime: optionalNumber(fields['candleCloseTime']),
     purpose: fields['purpose'] === 'entry' || fields['purpose'] === 'exit' ? fields['purpose'] : undefined,
+    strategyVersion: fields['strategyVersion'],
+    strategyParams: fields['strategyParams'],
     status,
     orderId: optionalNumber(fields['orderId']),
     ocoId: optionalNumber(fields['ocoId']),

@@ -40,6 +40,10 @@ export interface NewOrderRecord {
   readonly reason?: string | undefined;
   /** The intent's purpose, when it said one (strategies read it back in ctx.openOrders). */
   readonly purpose?: 'entry' | 'exit' | undefined;
+  /** The strategy code's version (12 hex digits of its sources' hash) that placed the order. */
+  readonly strategyVersion?: string | undefined;
+  /** The strategy's parameters at the time, canonical JSON. */
+  readonly strategyParams?: string | undefined;
 }
 
 /** One entry of a record's bounded history (oldest first). `event` is `record` for the creation. */
@@ -67,6 +71,9 @@ export interface OrderRecord {
   readonly candleCloseTime?: number | undefined;
   /** The intent's purpose, when it said one. */
   readonly purpose?: 'entry' | 'exit' | undefined;
+  /** Which code and parameters placed it; undefined on records journaled before they were kept, and on adopted ones. */
+  readonly strategyVersion?: string | undefined;
+  readonly strategyParams?: string | undefined;
   readonly status: OrderStatus;
   /** The exchange's order id, once known. */
   readonly orderId: number | undefined;

@@ -4,6 +4,7 @@ import { Decimal } from '../domain/decimal';
 import type { Intent } from '../domain/intent';
 import { MARKET_NAME } from '../domain/market';
 import { CLIENT_ORDER_ID_PATTERN } from '../core/client-order-id';
+import type { StrategyIdentity } from './strategy-version';
 
 /**
  * An intent as it leaves the host: validated, its Decimals normalised to the project's Decimal,
@@ -16,6 +17,8 @@ export interface StampedIntent {
   /** Open time (Unix seconds) of the closed candle that produced the intent. */
   readonly candleTime: number;
   readonly intent: Intent;
+  /** The code version and parameters that made it, when the host knows them (journalled with the order). */
+  readonly identity?: StrategyIdentity | undefined;
 }
 
 /**

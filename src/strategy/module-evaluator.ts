@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { TranspileCache } from './transpile-cache';
+import { sha256Text } from './strategy-version';
 
 /**
  * Runs a strategy file (TypeScript or JavaScript) as a CommonJS module without a build step.
@@ -58,7 +58,7 @@ export class ModuleEvaluator {
     this.cache.set(abs, record);
     try {
       const source = readFileSync(abs, 'utf8');
-      this.hashes.set(abs, sha256(source));
+      this.hashes.set(abs, sha256Text(source));
       const code = this.transpile(abs, source);
       const wrapper = new Function('exports', 'require', 'module', '__filename', '__dirname', `${code}\n//# sourceURL=${abs}`);
       wrapper.call(record.exports, record.exports, this.requireFor(abs), record, abs, path.dirname(abs));
@@ -121,7 +121,7 @@ export class ModuleEvaluator {
         if (deps === undefined) this.imports.set(file, (deps = new Set()));
         deps.add(resolved);
         if (resolved.endsWith('.json')) {
-          this.hashes.set(resolved, sha256(readFileSync(resolved, 'utf8')));
+          this.hashes.set(resolved, sha256Text(readFileSync(resolved, 'utf8')));
           return own(resolved);
         }
         return this.load(resolved);
@@ -134,10 +134,6 @@ export class ModuleEvaluator {
       }
     };
   }
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 function relativeInside(dir: string, target: string): string | undefined {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { StrategyLoadError } from '../domain/errors';
 import { ModuleEvaluator } from './module-evaluator';
+import type { StrategySource } from './strategy-version';
 import { prepareStrategy, type LoadedStrategy, type StrategyConfig } from './prepare-strategy';
 
 export interface LoadStrategiesOptions {
@@ -20,6 +21,8 @@ export interface LoadStrategiesResult {
   readonly disabled: readonly string[];
   /** Names declared by the modules read, valid or not. */
   readonly declared: readonly string[];
+  /** Per loaded strategy name: the module file and the local files it imports, with their hashes (module first). */
+  readonly sources: ReadonlyMap<string, readonly StrategySource[]>;
 }
 
 /** Which files of a strategy directory are modules: `*.ts`/`*.js`, not declarations, tests or `_helpers`. */
@@ -46,6 +49,7 @@ export function loadStrategies(dir: string, options: LoadStrategiesOptions = {})
   const byName = new Map<string, string>();
   /** Names declared by modules, valid or not (a config for an invalid module is not "unknown"). */
   const mentioned = new Set<string>();
+  const sources = new Map<string, readonly StrategySource[]>();
 
   for (const name of names) {
     const file = path.join(dir, name);
@@ -62,6 +66,7 @@ export function loadStrategies(dir: string, options: LoadStrategiesOptions = {})
       continue;
     }
     byName.set(loaded.name, file);
+    sources.set(loaded.name, evaluator.sourcesOf(file));
     if (config[loaded.name]?.enabled === false) disabled.push(loaded.name);
     else strategies.push(loaded);
   }
@@ -70,7 +75,7 @@ export function loadStrategies(dir: string, options: LoadStrategiesOptions = {})
       errors.push(new StrategyLoadError(`config names strategy "${configured}" but no module in ${dir} defines it`, { file: dir, strategy: configured, reason: 'unknown' }));
     }
   }
-  return { strategies, errors, disabled, declared: [...mentioned] };
+  return { strategies, errors, disabled, declared: [...mentioned], sources };
 }
 
 /** The strategy module file names of `dir`, sorted. Throws StrategyLoadError when it cannot be read. */
@@ -116,7 +121,7 @@ function duplicateError(file: string, name: string, other: string): StrategyLoad
 export interface FoundStrategy {
   readonly strategy: LoadedStrategy;
   /** The module file and the local files it imports, each with the SHA-256 of its source (module first). */
-  readonly sources: readonly { readonly file: string; readonly sha256: string }[];
+  readonly sources: readonly StrategySource[];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SweepJob, SweepRunResult, SweepSetup } from '../sweep/sweep-types';
+import { canonicalJson } from '../../core/canonical-json';
 
 /**
  * What goes on the queue. A batch (a sweep, or one phase of a walk-forward) is a BullMQ flow: one
@@ -97,12 +98,4 @@ export function chunksOf<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/** JSON with object keys sorted at every level: the same value always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-  });
 }

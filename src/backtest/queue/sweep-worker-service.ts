@@ -7,7 +7,8 @@ import type { SweepRunResult } from '../sweep/sweep-types';
 import { collectBatch } from './collect-batch';
 import { fetchData } from './data-blobs';
 import { bullConnection, safeMessage, SWEEP_QUEUE_NAME, type QueueConfig } from './queue-config';
-import { canonicalJson, type ChunkData, type CollectData, type CollectResult, type QueueJobData } from './queue-jobs';
+import { canonicalJson } from '../../core/canonical-json';
+import { type ChunkData, type CollectData, type CollectResult, type QueueJobData } from './queue-jobs';
 import { checkStrategySources, strategySources } from './strategy-sources';
 import { WorkerPools } from './worker-pools';
 

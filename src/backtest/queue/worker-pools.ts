@@ -1,6 +1,6 @@
 import { openSweepPool, type SweepPool } from '../sweep/sweep-pool';
 import type { SweepJob, SweepRunResult, SweepSetup } from '../sweep/sweep-types';
-import { canonicalJson } from './queue-jobs';
+import { canonicalJson } from '../../core/canonical-json';
 
 /**
  * The sweep worker threads of one `tradebot worker`, per setup (strategy, data, balances...): a

@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { INTERVALS } from '../../domain/candle';
 import { StrategyLoadError } from '../../domain/errors';
 import { MARKET_NAME } from '../../domain/market';
+import { MAX_PARAMS_TEXT } from '../../store/order-record';
 import { STRATEGY_NAME, type StrategyConfig } from '../prepare-strategy';
 import { strategyFiles } from '../strategy-loader';
+import { sha256Text, strategyIdentity, type StrategyIdentity, type StrategySource } from '../strategy-version';
 import { openChannel, type GuestIsolation } from './guest-channel';
 import type { GuestStrategy } from './guest-host';
 import type { FromGuest } from './protocol';
@@ -17,8 +20,11 @@ export interface DescribedStrategies {
   readonly disabled: readonly string[];
 }
 
-/** A strategy's metadata from its guest; `params` (resolved, untrusted) is for display only. */
-export type DescribedStrategy = GuestStrategy & { readonly file: string; readonly params: unknown };
+/**
+ * A strategy's metadata from its guest; `params` (resolved, untrusted) is for display and the journal.
+ * `identity.version` hashes the files the guest says the module loaded, read and hashed HERE.
+ */
+export type DescribedStrategy = GuestStrategy & { readonly file: string; readonly params: unknown; readonly identity: StrategyIdentity };
 
 export interface DescribeOptions {
   readonly isolation?: GuestIsolation | undefined;
@@ -36,6 +42,7 @@ const describedSchema = z.object({
   warmup: z.number().int().min(0),
   window: z.number().int().min(1).max(1_000_000),
   params: z.unknown(),
+  sources: z.array(z.string()).min(1).max(1000),
 }).strict();
 const MAX_TEXT = 2000;
 
@@ -122,7 +129,13 @@ function checkAnswer(file: string, m: Extract<FromGuest, { type: 'described' }>)
       errors.push(new StrategyLoadError(`${file}: its guest described it wrongly: ${parsed.success ? 'another file' : parsed.error.issues[0]?.message}`, { file, reason: 'invalid' }));
       continue;
     }
-    strategies.push(Object.freeze({ ...parsed.data, markets: Object.freeze([...parsed.data.markets]) }));
+    const identity = identityOf(file, parsed.data.sources, parsed.data.params);
+    if (typeof identity === 'string') {
+      errors.push(new StrategyLoadError(`${file}: ${identity}`, { file, reason: 'invalid' }));
+      continue;
+    }
+    const { sources: _files, ...meta } = parsed.data;
+    strategies.push(Object.freeze({ ...meta, markets: Object.freeze([...meta.markets]), identity }));
   }
   for (const e of Array.isArray(m.errors) ? m.errors : []) {
     const context: Record<string, string | number | boolean> = {};
@@ -133,6 +146,24 @@ function checkAnswer(file: string, m: Extract<FromGuest, { type: 'described' }>)
   }
   const declared = (Array.isArray(m.declared) ? m.declared : []).filter((n): n is string => typeof n === 'string').map(text);
   return { strategies, errors, declared };
+}
+
+/** The version from the files themselves (module first, each inside the module's folder), or why not. */
+function identityOf(file: string, sources: readonly string[], params: unknown): StrategyIdentity | string {
+  if (sources[0] !== file) return 'its guest named another file as the module';
+  const dir = path.dirname(file) + path.sep;
+  const hashed: StrategySource[] = [];
+  for (const f of sources) {
+    if (!path.isAbsolute(f) || !path.normalize(f).startsWith(dir)) return `its guest named a source outside ${dir}: ${text(f)}`;
+    try {
+      hashed.push({ file: f, sha256: sha256Text(readFileSync(f, 'utf8')) });
+    } catch (err) {
+      return `cannot read its source ${f}: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+  const identity = strategyIdentity(hashed, params);
+  if (identity.params.length > MAX_PARAMS_TEXT) return `its parameters are ${identity.params.length} characters of JSON; every order records them, at most ${MAX_PARAMS_TEXT}`;
+  return identity;
 }
 
 function text(v: unknown): string {

@@ -8,8 +8,10 @@ import { validateIntents, type StampedIntent } from '../intent-validation';
 import type { LoadedStrategy, StrategyConfig } from '../prepare-strategy';
 
 /** What the host needs to know of a strategy; its code stays in its guest. */
-export type GuestStrategy = Pick<LoadedStrategy, 'name' | 'markets' | 'interval' | 'warmup' | 'window'>;
+/** A strategy's metadata; `identity` (code version and parameters) is stamped on its intents when known. */
+export type GuestStrategy = Pick<LoadedStrategy, 'name' | 'markets' | 'interval' | 'warmup' | 'window'> & { readonly identity?: StrategyIdentity | undefined };
 import type { StrategyLogger } from '../strategy';
+import type { StrategyIdentity } from '../strategy-version';
 import type { StrategyHostEvents, StrategyHostView, StrategyStats } from '../strategy-host';
 import { openChannel, type GuestChannel, type GuestIsolation } from './guest-channel';
 import type { CandleItem, ItemResult, ToGuest } from './protocol';
@@ -316,7 +318,8 @@ class Guest {
     const checked = validateIntents(raw, this.markets);
     if (!checked.ok) return this.failed(candle, 'invalid_intents', checked.reason, market);
     this.stats.consecutiveFailures = 0;
-    const stamped = checked.intents.map((intent): StampedIntent => ({ strategy: name, interval: this.loaded.interval, candleTime: candle.time, intent }));
+    const identity = this.loaded.identity;
+    const stamped = checked.intents.map((intent): StampedIntent => ({ strategy: name, interval: this.loaded.interval, candleTime: candle.time, intent, identity }));
     this.stats.intents += stamped.length;
     this.events.onIntents?.({ strategy: name, market, candleTime: candle.time, intents: stamped });
     return stamped;

@@ -52,6 +52,8 @@ export interface DescribedStrategy {
   readonly window: number;
   /** Its parameters after defaults and overrides (toWire), for display (check-config) only. */
   readonly params: Wire;
+  /** The files the module loaded (module first); the daemon reads and hashes them itself for the version. */
+  readonly sources: readonly string[];
 }
 
 /** One candle's answer: its intents (toWire), or why it failed, and how long onCandle took there. */

@@ -1,5 +1,7 @@
 import Redis from 'ioredis';
-import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig, type LogLine } from './daemon-process';
+import * as path from 'node:path';
+import { canonicalJson } from '../../../src/core/canonical-json';
+import { DaemonProcess, paperConfig, requireBuild, ROOT, runCli, writeConfig, type LogLine } from './daemon-process';
 
 /**
  * The daemon in paper mode as a child process (`node dist/src/main.js run`), its embedded simulated
@@ -33,7 +35,7 @@ afterAll(async () => {
   config.cleanup();
 });
 
-interface JournalRow { clientOrderId: string; strategy: string; status: string; filledAmount: string }
+interface JournalRow { clientOrderId: string; strategy: string; status: string; filledAmount: string; strategyVersion?: string; strategyParams?: string }
 function journal(): JournalRow[] {
   const r = runCli(['orders', '--json', '--limit', '1000', '--config', config.file], ENV);
   if (r.code !== 0) throw new Error(`orders failed (${r.code}): ${r.stderr}`);
@@ -67,6 +69,11 @@ test('candles flow, the strategy trades, fills reach the journal; a broken modul
   expect(rows.length).toBeGreaterThan(1);
   expect(rows.every((r) => r.strategy === 'churn')).toBe(true);
   expect(rows.some((r) => r.status === 'filled')).toBe(true);
+  // Every order names the code and parameters that placed it: the version `strategies list` shows.
+  const listed = runCli(['strategies', 'list', '--json', '--dir', path.join(ROOT, 'test/integration/app/strategies')], ENV);
+  const churn = (JSON.parse(listed.stdout) as { strategies: { name: string; version: string; params: unknown }[] }).strategies.find((s) => s.name === 'churn')!;
+  expect(churn.version).toMatch(/^[0-9a-f]{12}$/);
+  expect(rows.every((r) => r.strategyVersion === churn.version && r.strategyParams === canonicalJson(churn.params))).toBe(true);
   // Every order sent got its answer recorded: nothing is left submitted, unknown or pending.
   expect(rows.filter((r) => ['submitted', 'unknown', 'pending'].includes(r.status))).toEqual([]);
 });

@@ -110,6 +110,15 @@ export function orderStoreContract(adapterName: string, makeAdapter: () => Promi
       expect(await a.orders.listAll(10)).toEqual([]);
     });
 
+    test('the strategy version and parameters that placed an order are kept, and checked', async () => {
+      const input = newOrder({ strategyVersion: '0123456789ab', strategyParams: '{"fast":10,"slow":30}' });
+      const { record } = await a.orders.recordSubmit(input, lease);
+      expect([record.strategyVersion, record.strategyParams]).toEqual(['0123456789ab', '{"fast":10,"slow":30}']);
+      expect((await a.orders.get(input.clientOrderId))?.strategyVersion).toBe('0123456789ab');
+      await expect(a.orders.recordIntent(newOrder({ strategyVersion: 'not-a-hash' }))).rejects.toMatchObject({ fieldErrors: { strategyVersion: expect.any(Array) } });
+      await expect(a.orders.recordIntent(newOrder({ strategyParams: 'x'.repeat(5000) }))).rejects.toMatchObject({ fieldErrors: { strategyParams: expect.any(Array) } });
+    });
+
     test('recordSubmit creates the record directly in submitted under the fencing token', async () => {
       const input = newOrder();
       const { created, record } = await a.orders.recordSubmit(input, lease);

@@ -1,4 +1,8 @@
+import * as path from 'node:path';
+import { canonicalJson } from '../../../src/core/canonical-json';
 import { describeStrategies } from '../../../src/strategy/guest/describe-strategies';
+import { findStrategy } from '../../../src/strategy/strategy-loader';
+import { strategyVersion } from '../../../src/strategy/strategy-version';
 import { GUEST_ISOLATIONS } from '../../../src/strategy/guest/guest-channel';
 
 // Modules are loaded and validated in throwaway guests (real child processes / worker threads): a
@@ -19,6 +23,14 @@ describe.each(GUEST_ISOLATIONS)('describeStrategies (%s guests)', (isolation) =>
     } finally {
       delete process.env['TRADEBOT_API_SECRET'];
     }
+  }, 120_000);
+
+  test('the version hashes the files the module loaded, read by the daemon: the backtest report\'s version', async () => {
+    const dir = 'test/fixtures/guests-toplevel';
+    const described = await describeStrategies(dir, { steady: { params: {} } }, { isolation, timeoutMs: 60_000 });
+    const found = findStrategy(path.resolve(dir), 'steady');
+    expect(described.strategies[0]?.identity).toEqual({ version: strategyVersion(found.sources), params: canonicalJson(found.strategy.params) });
+    expect(described.strategies[0]?.identity.version).toMatch(/^[0-9a-f]{12}$/);
   }, 120_000);
 
   test('config checks across files: an unknown name and invalid params are reported', async () => {
