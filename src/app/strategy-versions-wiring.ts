@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
@@ -35,11 +33,9 @@ export interface PreparedVersions {
   readonly stateDir: string;
 }
 
-/** The version of a described strategy (the content hash of its module sources). */
+/** The version of a described strategy: the content hash of the files its module loaded (the journal's strategyVersion). */
 export function versionOf(s: DescribedStrategy): string {
-  const own = (s as { version?: unknown }).version;
-  if (typeof own === 'string') return own;
-  return createHash('sha256').update(readFileSync(s.file)).digest('hex').slice(0, 12);
+  return s.identity.version;
 }
 
 export function withVersion(s: DescribedStrategy): DescribedVersion {

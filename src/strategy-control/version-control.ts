@@ -259,5 +259,10 @@ export class VersionControl {
 function sameVersion(a: Pick<StrategyVersion, 'strategy' | 'config'>, b: Pick<StrategyVersion, 'strategy' | 'config'>): boolean {
   return a.strategy.version === b.strategy.version
     && JSON.stringify(a.strategy.markets) === JSON.stringify(b.strategy.markets)
-    && JSON.stringify(a.config.params ?? {}) === JSON.stringify(b.config.params ?? {});
+    && paramsOf(a) === paramsOf(b);
+}
+
+/** The resolved parameters (defaults applied) when the describing guest gave them, else the config's overrides. */
+function paramsOf(v: Pick<StrategyVersion, 'strategy' | 'config'>): string {
+  return v.strategy.identity?.params ?? JSON.stringify(v.config.params ?? {});
 }

@@ -214,9 +214,9 @@ export class VersionedHost implements CandleHost {
   status(): VersionStatus[] {
     return [...this.entries].map(([name, e]) => ({
       strategy: name,
-      live: { version: e.live.id, markets: e.live.version.strategy.markets, params: e.live.version.config.params ?? {} },
+      live: { version: e.live.id, markets: e.live.version.strategy.markets, params: paramsOf(e.live.version) },
       ...(e.shadow === undefined ? {} : {
-        shadow: { version: e.shadow.id, markets: e.shadow.version.strategy.markets, params: e.shadow.version.config.params ?? {}, summary: e.record.summary() },
+        shadow: { version: e.shadow.id, markets: e.shadow.version.strategy.markets, params: paramsOf(e.shadow.version), summary: e.record.summary() },
       }),
       previous: [...e.previous],
     }));
@@ -271,4 +271,10 @@ export class VersionedHost implements CandleHost {
     if (e === undefined) throw new RangeError(`unknown strategy ${name}`);
     return e;
   }
+}
+
+/** The resolved parameters (defaults applied, from the describing guest) when known, else the config's overrides. */
+function paramsOf(v: StrategyVersion): unknown {
+  const text = v.strategy.identity?.params;
+  return text === undefined ? v.config.params ?? {} : JSON.parse(text) as unknown;
 }
