@@ -26,7 +26,8 @@ export interface ControlReply {
 export interface PromotedVersion {
   readonly version: string;
   readonly atMs: number;
-  readonly by: 'promote' | 'rollback' | 'auto-promote';
+  /** `reload`: the live version pinned when a reload first started a shadow (a restart keeps it live). */
+  readonly by: 'promote' | 'rollback' | 'auto-promote' | 'reload';
 }
 
 export interface StrategyControlStore {
@@ -61,7 +62,7 @@ export function parsePromoted(text: string | undefined): PromotedVersion | undef
   try {
     const v = JSON.parse(text) as Partial<PromotedVersion>;
     if (typeof v.version !== 'string' || !/^[0-9a-f]{6,64}$/.test(v.version)) return undefined;
-    return { version: v.version, atMs: Number(v.atMs ?? 0), by: v.by === 'rollback' || v.by === 'auto-promote' ? v.by : 'promote' };
+    return { version: v.version, atMs: Number(v.atMs ?? 0), by: v.by === 'rollback' || v.by === 'auto-promote' || v.by === 'reload' ? v.by : 'promote' };
   } catch {
     return undefined;
   }

@@ -154,6 +154,10 @@ export class VersionControl {
     const shadow = host.shadow(name);
     if (sameVersion(candidate, live)) return this.note(name, `${name}: unchanged (version ${live.strategy.version})`);
     if (shadow !== undefined && sameVersion(candidate, shadow) && this.candidates.has(name)) return this.note(name, `${name}: version ${found.version} already runs as the shadow`);
+    // Pin the live version first (when nothing is stored yet): a restart from here on runs it, and
+    // the edited module on disk comes back as its shadow rather than going live unchecked.
+    const stored = await this.o.store.readPromoted();
+    if (stored[name] === undefined) await this.o.store.writePromoted(name, { version: live.strategy.version, atMs: this.o.nowMs(), by: 'reload' });
     const dir = keep(copy, this.o.stateDir, name, found.version);
     const started = performance.now();
     const reason = await host.stage({ strategy: found, dir, config });

@@ -1,0 +1,198 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import Redis from 'ioredis';
+import { stringify } from 'yaml';
+import { DaemonProcess, paperConfig, requireBuild, runCli, type LogLine } from './daemon-process';
+
+/**
+ * Issue #24 end to end: a paper daemon (child process) whose strategy module is edited under it,
+ * reloaded into a shadow, compared, promoted and rolled back without a restart; a broken version
+ * refused while the old one trades; SIGKILL during a promotion, then one consistent version.
+ */
+jest.setTimeout(150_000);
+
+const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
+const TEMPLATE = readFileSync(path.join(__dirname, 'versions', 'ladder.template.js'), 'utf8');
+const msg = (m: string) => (l: LogLine): boolean => l.msg === m;
+const seen = (mark: string) => (l: LogLine): boolean => l.msg === 'seen' && (l['guest'] as { mark?: string } | undefined)?.mark === mark;
+
+/** The test strategy at one version: `mark` shows in its log lines, `far` moves its far order's price. */
+function ladder(mark: string, far: string): string {
+  return TEMPLATE.replace(/__MARK__/g, mark).replace(/__FAR__/g, far);
+}
+
+interface Setup { dir: string; module: string; config: string; stateDir: string; cleanup(): void }
+
+function setup(overrides: Record<string, unknown> = {}): Setup {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tradebot-versions-'));
+  const strategies = path.join(dir, 'strategies');
+  const stateDir = path.join(dir, 'state');
+  cpSync(path.join(__dirname, 'versions'), strategies, { recursive: true, filter: (f) => !f.endsWith('.template.js') });
+  const module = path.join(strategies, 'ladder.js');
+  writeFileSync(module, ladder('v1', '1.04'));
+  const base = paperConfig();
+  const config = path.join(dir, 'config.yaml');
+  writeFileSync(config, stringify({
+    ...base,
+    // Thread guests: the process guests' permission model needs node_modules at its real path.
+    strategies: { dir: strategies, stateDir, guestIsolation: 'thread', enabled: [{ name: 'ladder' }] },
+    ...overrides,
+  }));
+  return { dir, module, config, stateDir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): { code: number | null; stdout: string; stderr: string; ms: number } {
+  const started = Date.now();
+  const r = runCli(args, env);
+  return { ...r, ms: Date.now() - started };
+}
+
+async function metrics(daemon: DaemonProcess): Promise<string> {
+  const port = daemon.lines.find(msg('metrics server listening'))!['port'] as number;
+  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+}
+
+/** Waits until `count` more lines match than now. */
+async function more(daemon: DaemonProcess, match: (l: LogLine) => boolean, count: number, what: string): Promise<void> {
+  const target = daemon.count(match) + count;
+  await daemon.waitForLine(() => daemon.count(match) >= target, 30_000, what);
+}
+
+let daemon: DaemonProcess | undefined;
+afterEach(async () => { await daemon?.kill(); daemon = undefined; });
+beforeAll(() => requireBuild());
+
+describe('with Redis: reload, shadow, promote, rollback on a running daemon', () => {
+  const PREFIX = `tbtest-versions-${process.pid}-${Date.now()}`;
+  const ENV = { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX };
+  let s: Setup;
+  let redis: Redis;
+  beforeAll(() => { s = setup(); redis = new Redis(REDIS_URL); });
+  afterAll(async () => {
+    const keys = await redis.keys(`${PREFIX}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    s.cleanup();
+  });
+
+  test('trading goes on through reload, shadow, a refused broken version, promote and rollback: no candle skipped, no order twice, orders and position kept', async () => {
+    daemon = new DaemonProcess(['run', '--config', s.config], ENV);
+    const d = daemon;
+    await d.waitForLine(msg('tradebot started'), 30_000, 'start');
+    const v1 = (d.lines.find(msg('strategies running'))!['strategies'] as { version: string }[])[0]!.version;
+    await more(d, msg('order submitted'), 4, 'v1 orders');
+
+    // 1. reload: the edited module runs as a shadow, warmed from the kept candles.
+    writeFileSync(s.module, ladder('v2', '1.045'));
+    const reload = cli(['reload', '--config', s.config], ENV);
+    expect([reload.code, reload.stdout]).toEqual([0, expect.stringContaining('runs as the shadow')]);
+    const v2 = /version ([0-9a-f]{12}) runs as the shadow/.exec(reload.stdout)![1]!;
+    expect(v2).not.toBe(v1);
+    await more(d, seen('v2'), 5, 'shadow candles');
+    const shadow = JSON.parse(cli(['shadow', 'ladder', '--json', '--config', s.config], ENV).stdout) as { strategies: { live: { version: string }; shadow: { version: string; summary: { candles: number; divergences: Record<string, number>; recent: { divergences: { kind: string; live: string; shadow: string }[] }[] } } }[] };
+    const st = shadow.strategies[0]!;
+    expect([st.live.version, st.shadow.version]).toEqual([v1, v2]);
+    expect(st.shadow.summary.candles).toBeGreaterThanOrEqual(3);
+    // The far order differs in price (1.04 vs 1.045 of the close): "different", candle by candle.
+    expect(st.shadow.summary.divergences['different']).toBeGreaterThanOrEqual(3);
+    expect(st.shadow.summary.recent.at(-1)!.divergences[0]!.kind).toBe('different');
+    let text = await metrics(d);
+    expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v1}",role="live"} 1`);
+    expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="shadow"} 1`);
+    expect(text).toMatch(/tradebot_strategy_shadow_divergences_total\{strategy="ladder",divergence="different"\} [1-9]/);
+
+    // 2. a broken version is refused with the reason; the running one keeps trading; the shadow stays.
+    writeFileSync(s.module, 'module.exports = {\n');
+    const broken = cli(['reload', '--strategy', 'ladder', '--config', s.config], ENV);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/refused \(ladder\): .*ladder\.js: failed to load/);
+    expect(broken.stdout).toContain(path.dirname(s.module)); // names the file the author edits
+    await more(d, msg('order submitted'), 3, 'orders after the refusal');
+    writeFileSync(s.module, ladder('v2', '1.045'));
+
+    // 3. promote: v2 trades from the next candle; it sees v1's open orders and position.
+    const beforePromote = d.lines.filter(seen('v1')).at(-1)!;
+    expect(cli(['promote', 'ladder', '--config', s.config], ENV)).toMatchObject({ code: 0, stdout: expect.stringContaining(`version ${v2} is live`) });
+    await more(d, msg('order submitted'), 4, 'orders after the promotion');
+    expect(Number(beforePromote['guest'] && (beforePromote['guest'] as { open: number }).open)).toBeGreaterThanOrEqual(0);
+    text = await metrics(d);
+    expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="live"} 1`);
+    expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v1}",role="shadow"} 1`);
+    expect(await redis.hget(`${PREFIX}:{${d.lines.find(msg('Redis connected'))!['account'] as string}}:control:strategy-versions`, 'ladder')).toContain(v2);
+
+    // 4. rollback: v1 trades again.
+    expect(cli(['rollback', 'ladder', '--config', s.config], ENV)).toMatchObject({ code: 0, stdout: expect.stringContaining(`version ${v1} is live`) });
+    await more(d, msg('order submitted'), 4, 'orders after the rollback');
+    expect(await metrics(d)).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v1}",role="live"} 1`);
+    expect(d.count(msg('strategy version promoted'))).toBe(1);
+    expect(d.count(msg('strategy rolled back'))).toBe(1);
+    expect(d.count(msg('strategy change refused: the running version keeps trading'))).toBe(1);
+    // Both versions saw the same position and open orders on the same candle.
+    const sameCandle = d.lines.filter(seen('v2')).at(-1)!;
+    const twin = d.lines.filter(seen('v1')).find((l) => (l['guest'] as { t: number }).t === (sameCandle['guest'] as { t: number }).t)!;
+    expect({ ...(twin['guest'] as object), mark: 'x' }).toEqual({ ...(sameCandle['guest'] as object), mark: 'x' });
+
+    d.signal('SIGTERM');
+    expect((await d.exit()).code).toBe(0);
+
+    // The journal: every order names the version that placed it; one far order per candle, no gap.
+    const r = runCli(['orders', '--json', '--limit', '5000', '--config', s.config], ENV);
+    const rows = JSON.parse(r.stdout) as { clientOrderId: string; candleTime: string; amount: string; strategyVersion?: string }[];
+    const far = rows.filter((x) => x.amount === '0.0002');
+    expect(new Set(far.map((x) => x.strategyVersion))).toEqual(new Set([v1, v2]));
+    const times = far.map((x) => Number(x.candleTime)).sort((a, b) => a - b);
+    expect(new Set(times).size).toBe(times.length); // no candle's order placed twice
+    const dropped = new Set(d.lines.filter(msg('intents dropped: candle older than one interval')).map((l) => l['candleTime'] as number));
+    const missing: number[] = [];
+    for (let t = times[0]!; t <= times.at(-1)!; t += 60) if (!times.includes(t) && !dropped.has(t)) missing.push(t);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('without Redis (paper): SIGHUP reload, SIGKILL during a promotion', () => {
+  let s: Setup;
+  beforeAll(() => { s = setup(); });
+  afterAll(() => s.cleanup());
+
+  test('after a SIGKILL during the promotion the daemon restarts with one version: the stored one, the other as its shadow', async () => {
+    const ENV = { TRADEBOT_REDIS_URL: '' };
+    daemon = new DaemonProcess(['run', '--config', s.config], ENV);
+    let d = daemon;
+    await d.waitForLine(msg('tradebot started'), 30_000, 'start');
+    const v1 = (d.lines.find(msg('strategies running'))!['strategies'] as { version: string }[])[0]!.version;
+    writeFileSync(s.module, ladder('v2', '1.045'));
+    d.signal('SIGHUP');
+    const reloaded = await d.waitForLine(msg('strategy reloaded: new version runs as a shadow (its intents are recorded, not sent)'), 30_000, 'reload');
+    const v2 = reloaded['shadow'] as string;
+    await more(d, seen('v2'), 3, 'shadow candles');
+
+    // The request is read within a second; the daemon is killed as it handles it.
+    const promote = new DaemonProcess(['promote', 'ladder', '--config', s.config, '--timeout', '5'], ENV);
+    await d.waitForLine(msg('strategy request received'), 10_000, 'the promote request');
+    d.signal('SIGKILL');
+    await d.exit();
+    await promote.exit();
+
+    const stored = existsSync(path.join(s.stateDir, 'control', 'promoted.json'))
+      ? (JSON.parse(readFileSync(path.join(s.stateDir, 'control', 'promoted.json'), 'utf8')) as Record<string, { version: string }>)['ladder']?.version
+      : undefined;
+    // The reload pinned v1 before starting the shadow; the promotion stores v2 before swapping.
+    expect([v1, v2]).toContain(stored);
+    const expected = stored!;
+
+    daemon = new DaemonProcess(['run', '--config', s.config], ENV);
+    d = daemon;
+    await d.waitForLine(msg('tradebot started'), 30_000, 'restart');
+    const live = (d.lines.find(msg('strategies running'))!['strategies'] as { version: string }[])[0]!.version;
+    expect(live).toBe(expected);
+    await more(d, msg('order submitted'), 3, 'orders after the restart');
+    const text = await metrics(d);
+    const lives = text.split('\n').filter((l) => l.startsWith('tradebot_strategy_version_info{') && l.includes('role="live"'));
+    expect(lives).toEqual([`tradebot_strategy_version_info{strategy="ladder",version="${expected}",role="live"} 1`]);
+    if (stored === v1) {
+      // Killed before the promotion was stored: v1 trades, v2 (on disk) is its shadow again, as before the kill.
+      expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="shadow"} 1`);
+    }
+  });
+});
