@@ -146,6 +146,7 @@ describe('with Redis: reload, shadow, promote, rollback on a running daemon', ()
     const dropped = new Set(d.lines.filter(msg('intents dropped: candle older than one interval')).map((l) => l['candleTime'] as number));
     const missing: number[] = [];
     for (let t = times[0]!; t <= times.at(-1)!; t += 60) if (!times.includes(t) && !dropped.has(t)) missing.push(t);
+    if (missing.length > 0) writeFileSync('/tmp/rl/test-lines.json', d.lines.map((l) => JSON.stringify(l)).join('\n'));
     expect(missing).toEqual([]);
   });
 });
@@ -156,7 +157,7 @@ describe('without Redis (paper): SIGHUP reload, SIGKILL during a promotion', () 
   afterAll(() => s.cleanup());
 
   test('after a SIGKILL during the promotion the daemon restarts with one version: the stored one, the other as its shadow', async () => {
-    const ENV = { TRADEBOT_REDIS_URL: '' };
+    const ENV = {};
     daemon = new DaemonProcess(['run', '--config', s.config], ENV);
     let d = daemon;
     await d.waitForLine(msg('tradebot started'), 30_000, 'start');
