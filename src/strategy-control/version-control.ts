@@ -64,6 +64,8 @@ export class VersionControl {
   private readonly candidates = new Set<string>();
   /** Strategies paused because the promoted version is not runnable here. */
   private readonly waiting = new Set<string>();
+  /** Strategies this daemon is promoting right now (stored, not yet swapped): sync leaves them alone. */
+  private readonly swapping = new Set<string>();
 
   constructor(private readonly o: VersionControlOptions) {
     this.config = o.config;
@@ -193,12 +195,15 @@ export class VersionControl {
   /** Stores the version first (durable), then swaps; a store failure leaves everything as it was. */
   private async swap(name: string, version: string, by: PromotedVersion['by']): Promise<Outcome> {
     const from = this.o.host.live(name).strategy.version;
+    this.swapping.add(name);
     try {
       await this.o.store.writePromoted(name, { version, atMs: this.o.nowMs(), by });
     } catch (err) {
       return this.refuse(name, by, `the promoted version could not be stored (${err instanceof Error ? err.message : String(err)}): nothing changed`);
+    } finally {
+      this.swapping.delete(name);
     }
-    this.o.host.promote(name);
+    this.o.host.promote(name, version);
     this.candidates.delete(name);
     this.o.log.warn({ strategy: name, from, to: version, by }, by === 'rollback' ? 'strategy rolled back' : 'strategy version promoted');
     this.o.onAction?.(name, by === 'rollback' ? 'rollback' : by);
@@ -210,32 +215,35 @@ export class VersionControl {
    * version; run before each candle goes to the strategies, so a promotion on one replica is
    * applied here before this one trades that strategy again.
    */
-  sync(): Promise<void> {
-    return this.serial(async () => {
-      const promoted = await this.o.store.readPromoted();
-      for (const name of this.o.host.strategyNames()) {
-        const want = promoted[name]?.version;
-        if (want === undefined || want === this.o.host.live(name).strategy.version) {
-          if (this.waiting.delete(name)) this.o.host.resume(name);
-          continue;
-        }
-        const why = this.o.host.shadow(name)?.strategy.version === want ? undefined : await this.stageKept(name, want);
-        if (why !== undefined) {
-          if (!this.waiting.has(name)) {
-            this.waiting.add(name);
-            this.o.host.pause(name);
-            this.o.log.error({ strategy: name, promoted: want, live: this.o.host.live(name).strategy.version, reason: why }, 'another daemon promoted a version this one cannot run: strategy paused here until it can (reload with that module)');
-          }
-          continue;
-        }
-        const from = this.o.host.live(name).strategy.version;
-        this.o.host.promote(name);
-        this.candidates.delete(name);
+  async sync(): Promise<void> {
+    // Not queued behind a reload (its throwaway guests take a while): candles must not wait for it.
+    const promoted = await this.o.store.readPromoted();
+    for (const name of this.o.host.strategyNames()) {
+      const want = promoted[name]?.version;
+      if (this.swapping.has(name)) continue;
+      if (want === undefined || want === this.o.host.live(name).strategy.version) {
         if (this.waiting.delete(name)) this.o.host.resume(name);
-        this.o.log.warn({ strategy: name, from, to: want }, 'strategy version promoted by another daemon: applied here before its next candle');
-        this.o.onAction?.(name, 'replica-promote');
+        continue;
       }
-    });
+      if (this.o.host.shadow(name)?.strategy.version !== want) {
+        // Load it from the kept sources, in the command queue (a reload may be staging right now).
+        await this.serial(async () => {
+          if (this.o.host.shadow(name)?.strategy.version === want) return;
+          const why = await this.stageKept(name, want);
+          if (why === undefined || this.waiting.has(name)) return;
+          this.waiting.add(name);
+          this.o.host.pause(name);
+          this.o.log.error({ strategy: name, promoted: want, live: this.o.host.live(name).strategy.version, reason: why }, 'another daemon promoted a version this one cannot run: strategy paused here until it can (reload with that module)');
+        });
+        if (this.o.host.shadow(name)?.strategy.version !== want) continue;
+      }
+      const from = this.o.host.live(name).strategy.version;
+      this.o.host.promote(name, want);
+      this.candidates.delete(name);
+      if (this.waiting.delete(name)) this.o.host.resume(name);
+      this.o.log.warn({ strategy: name, from, to: want }, 'strategy version promoted by another daemon: applied here before its next candle');
+      this.o.onAction?.(name, 'replica-promote');
+    }
   }
 
   /** A kept older version started as the shadow (rollback after the shadow was replaced, replicas, restarts). */
