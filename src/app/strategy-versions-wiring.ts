@@ -103,6 +103,9 @@ function keepOrHere(dir: string, stateDir: string, s: DescribedVersion, log: Log
   }
 }
 
+/** How long a promote/rollback request is handed between replicas before one answers that none can. */
+const HANDOFF_MS = 5000;
+
 export interface ControlInput {
   readonly config: FrozenConfig;
   readonly configFile: string | undefined;
@@ -176,7 +179,11 @@ export function wireVersionControl(i: ControlInput): WiredControl {
       run: async () => {
         for (const request of await store.takeRequests()) {
           i.log.info({ request }, 'strategy request received');
-          await store.putReply(await control.handle(request));
+          const { elsewhere, ...reply } = await control.handle(request);
+          // Replicas share the request list: a promote/rollback this daemon has nothing for goes
+          // back for another replica (the one that reloaded), for a few seconds.
+          if (elsewhere === true && i.replicated && i.wallClock.nowMs() - request.atMs < HANDOFF_MS) await store.putRequest(request);
+          else await store.putReply(reply);
         }
       },
     },

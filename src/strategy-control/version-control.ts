@@ -19,6 +19,8 @@ export interface Described {
 export interface Outcome {
   readonly ok: boolean;
   readonly message: string;
+  /** Refused for want of a shadow or a previous version HERE: another replica may have one. */
+  readonly elsewhere?: boolean | undefined;
 }
 
 export type VersionAction = 'reload' | 'refused' | 'promote' | 'rollback' | 'auto-promote' | 'replica-promote';
@@ -78,14 +80,14 @@ export class VersionControl {
     return run;
   }
 
-  handle(request: ControlRequest): Promise<ControlReply> {
+  handle(request: ControlRequest): Promise<ControlReply & { readonly elsewhere?: boolean | undefined }> {
     const run = async (): Promise<Outcome> => {
       if (request.command === 'reload') return this.reload(request.strategy, `tradebot reload (${request.id})`);
       if (request.strategy === undefined) return { ok: false, message: `${request.command} needs a strategy name` };
       return request.command === 'promote' ? this.promote(request.strategy, 'promote') : this.rollback(request.strategy);
     };
     return run().then(
-      (o) => ({ id: request.id, ok: o.ok, message: o.message, atMs: this.o.nowMs() }),
+      (o) => ({ id: request.id, ok: o.ok, message: o.message, atMs: this.o.nowMs(), elsewhere: o.elsewhere }),
       (err: unknown) => ({ id: request.id, ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}`, atMs: this.o.nowMs() }),
     );
   }
@@ -176,7 +178,7 @@ export class VersionControl {
     const host = this.o.host;
     if (!host.strategyNames().includes(name)) return this.refuse(name, by, `unknown strategy ${name}`);
     const shadow = host.shadow(name);
-    if (shadow === undefined) return this.refuse(name, by, `${name} has no shadow version to promote (reload first)`);
+    if (shadow === undefined) return { ...this.refuse(name, by, `${name} has no shadow version to promote (reload first)`), elsewhere: true };
     return this.swap(name, shadow.strategy.version, by);
   }
 
@@ -184,7 +186,7 @@ export class VersionControl {
     const host = this.o.host;
     if (!host.strategyNames().includes(name)) return this.refuse(name, 'rollback', `unknown strategy ${name}`);
     const before = host.status().find((s) => s.strategy === name)?.previous[0];
-    if (before === undefined) return this.refuse(name, 'rollback', `${name} has no previous version to roll back to`);
+    if (before === undefined) return { ...this.refuse(name, 'rollback', `${name} has no previous version to roll back to`), elsewhere: true };
     if (host.shadow(name)?.strategy.version !== before) {
       const staged = await this.stageKept(name, before);
       if (staged !== undefined) return this.refuse(name, 'rollback', `previous version ${before} cannot run: ${staged}`);
