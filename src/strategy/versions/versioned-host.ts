@@ -178,14 +178,18 @@ export class VersionedHost implements CandleHost {
 
   /**
    * Makes `version` live: the shadow becomes live, the live version its shadow (kept for rollback).
-   * By target, not a toggle: asking for the version already live changes nothing (a replica's sync and
-   * a local promote of the same version cannot swap back and forth). Returns the versions swapped.
+   * By target, not a toggle: asking for a version that is live and not the shadow changes nothing (a
+   * replica's sync and a local promote of the same version cannot swap back and forth). Returns the
+   * versions swapped.
    */
   promote(name: string, version: string): { from: string; to: string } {
     const e = this.entry(name);
-    if (e.live.id === version) return { from: version, to: version };
     const next = e.shadow;
-    if (next === undefined || next.id !== version) throw new RangeError(`strategy ${name}: version ${version} is not its shadow`);
+    // The shadow first: a params-only change runs the same code version with other parameters.
+    if (next === undefined || next.id !== version) {
+      if (e.live.id === version) return { from: version, to: version };
+      throw new RangeError(`strategy ${name}: version ${version} is not its shadow`);
+    }
     const from = e.live;
     e.live = next;
     e.shadow = from;

@@ -246,3 +246,42 @@ describe('replicas sharing Redis and leases', () => {
     expect(late.filter((r) => r.strategyVersion !== v2)).toEqual([]);
   });
 });
+
+describe('config changes on reload (paper, no Redis)', () => {
+  let s: Setup;
+  beforeAll(() => { s = setup(); });
+  afterAll(() => s.cleanup());
+
+  const rewrite = (patch: (c: Record<string, any>) => void): void => {
+    const c = JSON.parse(JSON.stringify(require('yaml').parse(readFileSync(s.config, 'utf8')))) as Record<string, any>;
+    patch(c);
+    writeFileSync(s.config, stringify(c));
+  };
+
+  test('a key that cannot change live is refused by name; an invalid param is refused by the strict rules; a valid param change shadows and auto-promotes after strategies.shadowCandles clean candles', async () => {
+    daemon = new DaemonProcess(['run', '--config', s.config], {});
+    const d = daemon;
+    await d.waitForLine(msg('tradebot started'), 30_000, 'start');
+    const v1 = (d.lines.find(msg('strategies running'))!['strategies'] as { version: string }[])[0]!.version;
+
+    rewrite((c) => { c['reconcile'] = { intervalSeconds: 7 }; });
+    const live = cli(['reload', '--config', s.config], {});
+    expect([live.code, live.stdout]).toEqual([1, expect.stringContaining('reconcile.intervalSeconds cannot change on a running daemon')]);
+    rewrite((c) => { c['reconcile'] = { intervalSeconds: 1 }; c['strategies'].enabled[0].params = { amount: 5 }; });
+    const bad = cli(['reload', '--config', s.config], {});
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/refused \(ladder\): .*amount/);
+    await more(d, msg('order submitted'), 2, 'orders after the refusals');
+
+    // Same code, new params: a shadow of the same version; promoted on its own after 5 clean candles.
+    rewrite((c) => { c['strategies'].enabled[0].params = { amount: '0.002' }; c['strategies'].shadowCandles = 5; });
+    const ok = cli(['reload', '--config', s.config], {});
+    expect([ok.code, ok.stdout]).toEqual([0, expect.stringContaining(`version ${v1} runs as the shadow`)]);
+    const auto = await d.waitForLine(msg('strategy version promoted'), 30_000, 'auto-promotion');
+    expect(auto['by']).toBe('auto-promote');
+    await more(d, msg('order submitted'), 2, 'orders after the auto-promotion');
+    await new Promise((r) => setTimeout(r, 1500)); // the status is written at most once a second
+    const status = JSON.parse(cli(['shadow', '--json', '--config', s.config], {}).stdout) as { strategies: { live: { params: { amount: string } } }[] };
+    expect(status.strategies[0]!.live.params.amount).toBe('0.002');
+  });
+});
