@@ -179,6 +179,7 @@ export class VersionControl {
     if (!host.strategyNames().includes(name)) return this.refuse(name, by, `unknown strategy ${name}`);
     const shadow = host.shadow(name);
     if (shadow === undefined) return { ...this.refuse(name, by, `${name} has no shadow version to promote (reload first)`), elsewhere: true };
+    if (host.shadowStats(name)?.paused === true) return this.refuse(name, by, `the shadow version ${shadow.strategy.version} of ${name} is paused after failures (tradebot_strategy_shadow_errors_total): fix it and reload`);
     return this.swap(name, shadow.strategy.version, by);
   }
 

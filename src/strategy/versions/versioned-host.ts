@@ -212,6 +212,11 @@ export class VersionedHost implements CandleHost {
     this.announce(name);
   }
 
+  /** The shadow's guest stats (errors, overruns, paused), undefined without a shadow. */
+  shadowStats(name: string): StrategyStats | undefined {
+    return this.entry(name).shadow?.host.stats(name);
+  }
+
   live(name: string): StrategyVersion {
     return this.entry(name).live.version;
   }

@@ -285,3 +285,26 @@ describe('config changes on reload (paper, no Redis)', () => {
     expect(status.strategies[0]!.live.params.amount).toBe('0.002');
   });
 });
+
+describe('a failing shadow (paper, no Redis)', () => {
+  let s: Setup;
+  beforeAll(() => { s = setup(); });
+  afterAll(() => s.cleanup());
+
+  test('its errors are counted like a live guest\'s, the live version keeps trading, and it cannot be promoted once paused', async () => {
+    daemon = new DaemonProcess(['run', '--config', s.config], {});
+    const d = daemon;
+    await d.waitForLine(msg('tradebot started'), 30_000, 'start');
+    writeFileSync(s.module, ladder('v3', '1.04').replace("ctx.log.info(", "throw new Error('v3 is broken at run time'); ctx.log.info("));
+    const r = cli(['reload', '--config', s.config], {});
+    expect([r.code, r.stdout]).toEqual([0, expect.stringContaining('runs as the shadow')]);
+    await d.waitForLine((l) => l.msg === 'strategy paused after repeated failures' && l['role'] === 'shadow', 30_000, 'the shadow paused');
+    await more(d, msg('order submitted'), 3, 'the live version trading on');
+    const text = await metrics(d);
+    expect(text).toMatch(/tradebot_strategy_shadow_errors_total\{strategy="ladder"\} [1-9]/);
+    expect(text).toContain('tradebot_strategy_errors_total{strategy="ladder"} 0');
+    expect(text).toContain('tradebot_strategy_paused{strategy="ladder"} 0');
+    const p = cli(['promote', 'ladder', '--config', s.config], {});
+    expect([p.code, p.stdout]).toEqual([1, expect.stringContaining('is paused after failures')]);
+  });
+});
