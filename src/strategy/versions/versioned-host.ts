@@ -67,7 +67,11 @@ class Slot {
     if (events.length === 0) return;
     const list = this.pending.get(market);
     if (list === undefined) this.pending.set(market, [...events]);
-    else list.push(...events);
+    else {
+      list.push(...events);
+      // A paused version does not take its events: keep the newest only, so a shadow left paused stays small.
+      if (list.length > MAX_PENDING_EVENTS) list.splice(0, list.length - MAX_PENDING_EVENTS);
+    }
   }
 
   take(market: MarketName): readonly OrderEvent[] {
@@ -91,6 +95,7 @@ interface Entry {
 }
 
 const EMPTY: readonly StampedIntent[] = Object.freeze([]);
+const MAX_PENDING_EVENTS = 1000;
 
 /**
  * Every strategy as a live version plus, after a reload that changed it, a shadow version, each in
