@@ -31,7 +31,12 @@ export function keep(from: string, stateDir: string, strategy: string, version: 
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(path.dirname(target), { recursive: true });
   cpSync(from, tmp, { recursive: true });
-  renameSync(tmp, target);
+  try {
+    renameSync(tmp, target);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(target)) throw err; // else another daemon kept the same version first: same content
+  }
   return target;
 }
 
