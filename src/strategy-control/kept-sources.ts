@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -19,7 +19,7 @@ export function isKept(stateDir: string, strategy: string, version: string): boo
 export function snapshot(dir: string, stateDir: string): string {
   const target = path.join(stateDir, 'snapshots', `${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   mkdirSync(path.dirname(target), { recursive: true });
-  cpSync(dir, target, { recursive: true });
+  copyDir(dir, target, stateDir);
   return target;
 }
 
@@ -30,7 +30,7 @@ export function keep(from: string, stateDir: string, strategy: string, version: 
   const tmp = `${target}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(path.dirname(target), { recursive: true });
-  cpSync(from, tmp, { recursive: true });
+  copyDir(from, tmp, stateDir);
   try {
     renameSync(tmp, target);
   } catch (err) {
@@ -42,4 +42,20 @@ export function keep(from: string, stateDir: string, strategy: string, version: 
 
 export function dropSnapshot(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Entry by entry, so a state directory inside the strategy directory is not copied into itself. */
+function copyDir(from: string, to: string, stateDir: string): void {
+  // A snapshot (itself under the state directory) is copied whole.
+  const keepOut = outside(stateDir)(from) ? outside(stateDir) : (): boolean => true;
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from)) {
+    const src = path.join(from, entry);
+    if (keepOut(src)) cpSync(src, path.join(to, entry), { recursive: true, filter: keepOut });
+  }
+}
+
+function outside(stateDir: string): (src: string) => boolean {
+  const root = path.resolve(stateDir);
+  return (src) => { const p = path.resolve(src); return p !== root && !p.startsWith(root + path.sep); };
 }
