@@ -50,7 +50,9 @@ function cli(args: string[], env: NodeJS.ProcessEnv): { code: number | null; std
 
 async function metrics(daemon: DaemonProcess): Promise<string> {
   const port = daemon.lines.find(msg('metrics server listening'))!['port'] as number;
-  return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  // Once more on a transport error: a kept-alive connection the server just closed fails as "other side closed".
+  const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return scrape().catch(() => scrape());
 }
 
 /** Waits until `count` more lines match than now. */
