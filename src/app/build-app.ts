@@ -28,6 +28,7 @@ import type { TradingStateControl } from '../trading-state/trading-state-control
 import { wireTrading } from './trading-wiring';
 import { prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
 import type { VersionedHost } from '../strategy/versions/versioned-host';
+import { startAccountStream, startMarketStreams, usesAccountStream, usesMarketStream, type AccountStream, type MarketStreams } from './stream-wiring';
 
 export interface AppInput {
   readonly config: FrozenConfig;
@@ -123,11 +124,13 @@ export class TradebotApp {
 
     // 3. the exchange: embedded simulator in paper mode
     let baseUrl = c.exchange.baseUrl;
+    let streamUrl = c.exchange.websocket.url;
     if (remoteSim !== undefined) {
       // A running sim-exchange: it keeps orders and balances across our restarts; its clock is read from it.
       const clock = await RemoteSimClock.connect(remoteSim, this.wallClock);
       this.closers.push({ name: 'simulator clock', close: async () => clock.stop() });
       baseUrl = remoteSim;
+      streamUrl = simStreamUrl(remoteSim);
       this.marketClock = clock;
       log.info({ url: baseUrl, speed: clock.speed, marketTime: new Date(clock.nowMs()).toISOString() }, 'paper mode: running simulated exchange (market clock read from it)');
     } else if (c.mode === 'paper') {
@@ -136,9 +139,13 @@ export class TradebotApp {
       this.closers.push({ name: 'paper exchange', close: () => paper.sim.close() });
       credentials = paper.credentials;
       baseUrl = paper.sim.url;
+      // Paper mode trades with the simulator's WebSocket twin (exchange.streams decides which streams).
+      streamUrl = paper.sim.wsUrl;
       this.marketClock = paper.sim.clock;
       log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
+    // Plain http: is allowed only on loopback, i.e. a simulator: its WebSocket twin, never the venue's host.
+    if (new URL(baseUrl).protocol === 'http:') streamUrl = simStreamUrl(baseUrl);
     // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.
     let onNonceRefused: () => Promise<void> = async () => undefined;
     const exchange = createExchangeClient(c, {
@@ -167,10 +174,12 @@ export class TradebotApp {
 
     // 6. risk, journal view, executor, trading state
     let flow: CandleFlow | undefined;
+    let marketStreams: MarketStreams | undefined;
+    let accountStream: AccountStream | undefined;
     const trading = await wireTrading({
       config: c, exchange, state, markets, marketClock: this.marketClock, wallClock: this.wallClock, metrics: m, log,
       strategies: loaded.strategies.map((s) => ({ name: s.name, markets: s.markets })),
-      lastPrice: (mk) => flow?.lastPrice(mk), onRedisUp,
+      lastPrice: (mk) => marketStreams?.lastPrice(mk) ?? flow?.lastPrice(mk), onRedisUp,
     });
     const { exec, book, balances, execLog } = trading;
     this.execution = exec;
@@ -205,6 +214,16 @@ export class TradebotApp {
     await state.orders.listAll(JOURNAL_SEED_LIMIT)
       .then((records) => trading.feedback.seed(records.filter((r) => r.filledAmount !== '0')))
       .catch((err: unknown) => log.warn({ err }, 'positions for strategies not read from the journal'));
+    // The account stream from here on (the journal is reconciled): fills reach the journal as pushed.
+    const streamInput = { config: c, url: streamUrl, exchange, metrics: m, log };
+    if (usesAccountStream(c)) {
+      accountStream = startAccountStream({
+        ...streamInput, markets, exec, store: trading.store, events: trading.events,
+        onChange: () => { book.refresh().catch(() => undefined); },
+      });
+      const started = accountStream;
+      this.closers.push({ name: 'account stream', close: async () => started.stop() });
+    }
     await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
 
     // 9. strategies on the candle flow (each as versions: live, and a shadow after a reload), warm-up
@@ -217,6 +236,7 @@ export class TradebotApp {
       sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback),
       versionEvents: versionEvents(m, (name, clean) => wired?.control.shadowClean(name, clean), publish),
       beforeCandle: redis === undefined ? undefined : () => wired?.control.sync() ?? Promise.resolve(),
+      streams: { account: accountStream, marketTriggers: (mk, iv) => marketStreams?.triggers(mk, iv) === true },
     });
     flow = runtime.flow;
     const guests = runtime.host;
@@ -237,11 +257,21 @@ export class TradebotApp {
     log.info({ strategies: prepared.live.map((v) => ({ name: v.strategy.name, markets: v.strategy.markets, interval: v.strategy.interval, version: v.strategy.version })) }, 'strategies running');
     await wired.startShadows();
 
-    // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control)
+    // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control);
+    //     the market streams trigger each kline fetch at the close (the scheduled poll stays as the fallback)
     this.paper?.run();
+    if (usesMarketStream(c)) {
+      const candles = flow;
+      marketStreams = startMarketStreams({
+        ...streamInput, subscriptions: candles.subscriptions(), marketClock: this.marketClock,
+        onClosed: (mk, iv, openTime) => { void candles.closed(mk, iv, openTime); },
+      });
+      const started = marketStreams;
+      this.closers.push({ name: 'market streams', close: async () => started.stop() });
+    }
     this.schedulers.push(...startJobs({
       config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
-      metrics: m, log, onRedisUp, wallJobs: [wired.job],
+      metrics: m, log, onRedisUp, wallJobs: [wired.job], ...(accountStream === undefined ? {} : { reconcileNow: accountStream.reconcileNow }),
     }));
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
     log.info({ durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started'); // `mode` is on every line
@@ -336,6 +366,14 @@ export class TradebotApp {
 
 /** Journal records read at start-up for the strategies' positions (newest first). */
 const JOURNAL_SEED_LIMIT = 10_000;
+
+/** The WebSocket twin of a running `tradebot sim-exchange`: same host and port, path /ws. */
+function simStreamUrl(httpUrl: string): string {
+  const u = new URL(httpUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = '/ws';
+  return u.toString();
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => { setTimeout(resolve, ms).unref(); });

@@ -27,6 +27,8 @@ export interface JobsInput {
   readonly onRedisUp: (up: boolean) => void;
   /** More wall-clock jobs (the strategy versions' control). */
   readonly wallJobs?: readonly JobDefinition[] | undefined;
+  /** With a healthy account stream, false on the passes the periodic reconciliation skips (docs/streams.md). */
+  readonly reconcileNow?: () => boolean;
 }
 
 /**
@@ -45,7 +47,11 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   for (const job of i.flow.jobs()) market.add(job);
   market.add({ name: 'balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await balances.poll(); } });
   market.add({ name: 'collateral-balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await collateral.poll(); } });
-  wall.add({ name: 'reconcile', schedule: { kind: 'every', everyMs: c.reconcile.intervalSeconds * 1000 }, run: async () => { await exec.reconciler.runOnce(); await book.refresh(); } });
+  wall.add({ name: 'reconcile', schedule: { kind: 'every', everyMs: c.reconcile.intervalSeconds * 1000 }, run: async () => {
+    if (i.reconcileNow?.() === false) return;
+    await exec.reconciler.runOnce();
+    await book.refresh();
+  } });
   // Renewed about every third of the TTL (3 s with the default 10 s), in whole seconds dividing a
   // minute (the wall scheduler is cron), so two missed renewals still keep it.
   wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: renewalPeriodMs(exec.leases.ttlMs) }, run: () => exec.leases.tick() });

@@ -6,7 +6,9 @@ import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/
 import { GuestHost, type GuestHostEvents } from '../strategy/guest/guest-host';
 import { VersionedHost, type StrategyVersion, type VersionedHostEvents, type VersionRole } from '../strategy/versions/versioned-host';
 import { CandleFlow, type IntentSink } from '../strategy/candle-flow';
-import { settleBeforeCandle } from '../execution/candle-settlement';
+import { settleBeforeCandle, type AccountStreamView } from '../execution/candle-settlement';
+import type { Interval } from '../domain/candle';
+import type { MarketName } from '../domain/market';
 import type { Trading } from './trading-wiring';
 
 export interface StrategyRuntimeInput {
@@ -24,6 +26,11 @@ export interface StrategyRuntimeInput {
   readonly marketClock: Clock;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /** The WebSocket streams, when configured (stream-wiring.ts). */
+  readonly streams?: {
+    readonly account: AccountStreamView | undefined;
+    marketTriggers(market: MarketName, interval: Interval): boolean;
+  };
 }
 
 /**
@@ -63,7 +70,9 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: V
     beforeStrategies: beforeStrategies(i.beforeCandle, settleBeforeCandle({
       reconciler: exec.reconciler, book, feedback,
       pollBalances: async () => { await Promise.all([balances.poll(), i.trading.collateral.poll()]); },
+      stream: i.streams?.account,
     }), componentLogger(i.log, 'strategy-versions')),
+    ...(i.streams === undefined ? {} : { streamTriggers: (mk: MarketName, iv: Interval) => i.streams?.marketTriggers(mk, iv) === true }),
     warmupFor: (market, interval) => Math.max(1, ...strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
       onCandle: (market, interval, closeTime, close) => {

@@ -8,6 +8,7 @@ import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
 import { setTradingState, type Metrics } from '../metrics/registry';
 import { buildKernelCore } from '../execution/kernel-core';
+import type { ExecutionEvents } from '../execution/events';
 import type { OpenOrderBook } from '../execution/open-order-book';
 import type { OrderFeedbackRecorder } from '../execution/order-feedback-recorder';
 import type { Portfolio } from '../portfolio/portfolio';
@@ -55,6 +56,10 @@ export interface Trading {
   readonly feedback: OrderFeedbackRecorder;
   /** Positions and PnL from the journal's fills: ctx.position, the daily loss limit, the metrics. */
   readonly portfolio: Portfolio;
+  /** The journal as the executor writes it (transitions metered): the account stream writes through it too. */
+  readonly store: MeteredOrderStore;
+  /** The execution events (metrics, logs, order feedback): the account stream's transitions emit here too. */
+  readonly events: ExecutionEvents;
 }
 
 /**
@@ -110,8 +115,10 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   });
   const positions = new PositionMetrics(m, portfolio);
   const exec: Execution = { ...core.exec, leases: replica.leases, owner: replica.owner };
+  // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
+  const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events };
 }
 
 const NOTHING = new Decimal(0);

@@ -67,6 +67,11 @@ export function formatStatus(r: StatusReport): string {
   lines.push(table(r.openOrders.map((o) => [o.strategy, o.market, String(o.count)])) || '  none');
   lines.push('', 'last closed candle (market clock)');
   lines.push(table(r.candles.map((c) => [c.market, c.interval, c.lastClose, `lag ${Number.isNaN(c.lagSeconds) ? '?' : `${Math.round(c.lagSeconds)} s`}`])) || '  none');
+  if (r.streams.length > 0) {
+    lines.push('', 'streams (unhealthy = on REST polling)');
+    lines.push(table(r.streams.map((x) => [x.stream, x.healthy ? 'healthy' : x.connected ? 'connected, not healthy' : 'DOWN',
+      `${x.messages} msgs`, `${x.reconnects} reconnects`, `${x.resyncs} resyncs`, `${x.staleFallbacks} stale`, `${x.invalid} invalid`])));
+  }
   if (r.killSwitch.length > 0) {
     lines.push('', 'kill-switch');
     lines.push(table(r.killSwitch.map((k) => [k.market, k.armed ? 'armed' : 'NOT ARMED', k.remainingSeconds === undefined ? '' : `${Math.round(k.remainingSeconds)} s left`])));

@@ -31,8 +31,34 @@ export interface StatusReport {
   readonly openOrders: readonly { readonly strategy: string; readonly market: string; readonly count: number }[];
   readonly candles: readonly { readonly market: string; readonly interval: string; readonly lastClose: string; readonly lagSeconds: number }[];
   readonly killSwitch: readonly { readonly market: string; readonly armed: boolean; readonly remainingSeconds: number | undefined }[];
+  /** The WebSocket streams (docs/streams.md): unhealthy means that concern is on REST polling, not a problem. */
+  readonly streams: readonly StreamStatus[];
   /** Where the journal lives when there is no Redis to read. */
   readonly note?: string;
+}
+
+export interface StreamStatus {
+  readonly stream: string;
+  readonly connected: boolean;
+  readonly healthy: boolean;
+  readonly messages: number;
+  readonly reconnects: number;
+  readonly resyncs: number;
+  readonly staleFallbacks: number;
+  readonly invalid: number;
+}
+
+/** One row per stream from its tradebot_stream_* series. */
+function streamsOf(samples: readonly Sample[]): StreamStatus[] {
+  const by = (name: string, stream: string): number =>
+    of(samples, name).filter((s) => s.labels['stream'] === stream).reduce((sum, s) => sum + s.value, 0);
+  const names = [...new Set(of(samples, 'tradebot_stream_connected').map((s) => s.labels['stream'] ?? ''))].sort();
+  return names.map((stream) => ({
+    stream, connected: by('tradebot_stream_connected', stream) === 1, healthy: by('tradebot_stream_healthy', stream) === 1,
+    messages: by('tradebot_stream_messages_total', stream), reconnects: by('tradebot_stream_reconnects_total', stream),
+    resyncs: by('tradebot_stream_resyncs_total', stream), staleFallbacks: by('tradebot_stream_stale_fallbacks_total', stream),
+    invalid: by('tradebot_stream_invalid_messages_total', stream),
+  }));
 }
 
 async function get(url: string): Promise<{ status: number; body: string } | undefined> {
@@ -108,6 +134,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
       market: s.labels['market'] ?? '', interval: s.labels['interval'] ?? '',
       lastClose: new Date(s.value * 1000).toISOString(), lagSeconds: lag.get(`${s.labels['market']}|${s.labels['interval']}`) ?? Number.NaN,
     })),
+    streams: streamsOf(samples),
     killSwitch: of(samples, 'tradebot_kill_switch_armed').map((s) => ({ market: s.labels['market'] ?? '', armed: s.value === 1, remainingSeconds: remaining.get(s.labels['market']) })),
     ...(note === undefined ? {} : { note }),
   };

@@ -25,3 +25,15 @@ export const RISK_DEFAULTS = Object.freeze({
   /** Extra money a buy must have available on top of amount x price, as a ratio: covers the fee. */
   feeMargin: '0.002',
 });
+
+/** `exchange.streams`: which WebSocket streams the daemon uses (docs/streams.md). */
+export const STREAM_MODES = ['off', 'market', 'account', 'all'] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+
+/**
+ * The venue's WebSocket endpoint as its own documentation (whitebit-exchange/docs, websocket/*,
+ * asyncapi `servers`) names it on every page. Issue #22 reports a 2026 move to
+ * `wss://wss.whitebit.com/ws`; no page of the venue's docs says so, hence configurable, and the
+ * documented host is the default (docs/streams.md "Which host").
+ */
+export const DEFAULT_STREAM_URL = 'wss://api.whitebit.com/ws';

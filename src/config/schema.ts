@@ -4,7 +4,8 @@ import { MARKET_NAME } from '../domain/market';
 import { OCO_CANCEL_ON, parseFillModel } from '../domain/fill-model';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
-import { RISK_DEFAULTS, STRATEGY_DEFAULTS } from './defaults';
+import { DEFAULT_STREAM_URL, RISK_DEFAULTS, STRATEGY_DEFAULTS, STREAM_MODES } from './defaults';
+import { streamUrlProblem } from './base-url';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -69,6 +70,36 @@ export const configSchema = z.strictObject({
         .prefault({}),
       /** Share of each exchange limit the shared token bucket may use (headroom for clock skew and other tools). */
       limitUtilisation: z.number().gt(0).max(1).default(0.95),
+      /**
+       * Which WebSocket streams the daemon uses (docs/streams.md): `all` (default), `market` (candle
+       * rollovers, last price), `account` (orders and fills into the journal), `off` (REST polling only).
+       * REST stays the truth and takes over at once whenever a stream is down or silent.
+       */
+      streams: z.enum(STREAM_MODES).default('all'),
+      websocket: z
+        .strictObject({
+          /** The venue's WebSocket API (paper mode: the embedded simulator's twin, whatever this says). */
+          url: z.string().superRefine((v, ctx) => {
+            const problem = streamUrlProblem(v);
+            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+          }).default(DEFAULT_STREAM_URL),
+          /** JSON ping at least this often (the venue drops a connection after 60 s without a client message). */
+          pingIntervalMs: z.number().int().min(1000).max(55_000).default(50_000),
+          /** A ping or request unanswered this long: the socket is dropped and reconnected. */
+          pongTimeoutMs: z.number().int().min(100).max(60_000).default(10_000),
+          /** A stream silent this long falls back to REST polling and is reconnected. */
+          staleAfterMs: z.number().int().min(200).max(120_000).default(15_000),
+          /** Reconnect backoff, jittered: from min, doubling, to max. */
+          backoffMinMs: z.number().int().min(10).max(60_000).default(1000),
+          backoffMaxMs: z.number().int().min(10).max(300_000).default(30_000),
+          /** How long after a candle's close its REST fetch waits at least (the venue's kline cache). */
+          klineCacheMs: z.number().int().min(0).max(10_000).default(1000),
+          /** While the account stream is healthy, the periodic reconciliation runs every this many intervals. */
+          reconcileEvery: z.number().int().min(1).max(100).default(4),
+        })
+        .refine((w) => w.backoffMinMs <= w.backoffMaxMs, { message: 'backoffMinMs must not exceed backoffMaxMs', path: ['backoffMinMs'] })
+        .refine((w) => w.pongTimeoutMs < w.pingIntervalMs, { message: 'pongTimeoutMs must be below pingIntervalMs', path: ['pongTimeoutMs'] })
+        .prefault({}),
     })
     .prefault({}),
   redis: z

@@ -18,7 +18,7 @@ export interface ApplyResult {
  * periodic reconciliation of resting orders costs no Redis writes.
  *
  * A report the table does not allow from the stored status (e.g. an older observation arriving after
- * a newer one was journaled) is skipped, never forced.
+ * a newer one was journaled), or one showing less filled than the journal, is skipped, never forced.
  */
 export async function applyReport(
   store: OrderStore, events: ExecutionEvents, record: OrderRecord, report: OrderReport, ocoId?: number,
@@ -26,6 +26,9 @@ export async function applyReport(
   const { event, filledAmount, filledMoney, fee } = outcomeOfReport(report);
   const target = TRANSITIONS[record.status][event];
   if (target === undefined) return { record, changed: false };
+  // Filled amounts only grow: a report showing less is older than the journal (a late stream push,
+  // a snapshot taken before a push that was already applied). Applying it would undo a fill.
+  if (report.dealStock.lessThan(record.filledAmount)) return { record, changed: false };
   const patch: { -readonly [K in keyof OrderPatch]: OrderPatch[K] } = {};
   if (record.orderId !== report.orderId) patch.orderId = report.orderId;
   if (ocoId !== undefined && record.ocoId !== ocoId) patch.ocoId = ocoId;

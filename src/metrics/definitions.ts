@@ -77,6 +77,13 @@ export const METRIC_DEFS = {
   killSwitchTimeout: gauge('tradebot_kill_switch_timeout_seconds', 'Kill-switch timeout of a market in wall-clock seconds (market seconds divided by the paper speed).', ['market']),
   killSwitchRemaining: gauge('tradebot_kill_switch_remaining_seconds', 'Wall-clock seconds left before the exchange cancels the market\'s open orders unless re-armed (computed at scrape from the last successful refresh).', ['market']),
   killSwitchArmed: gauge('tradebot_kill_switch_armed', '1 while the daemon keeps re-arming the kill-switch timer of a market, 0 once it stopped (unhealthy: the exchange cancels at expiry).', ['market']),
+  streamConnected: gauge('tradebot_stream_connected', '1 while the WebSocket connection of a stream is open, else 0 (stream = account | market:<MARKET>:<interval>).', ['stream']),
+  streamHealthy: gauge('tradebot_stream_healthy', '1 while a stream is subscribed, resynced and not silent (its concern uses it); 0 = its concern is on REST polling.', ['stream']),
+  streamMessages: counter('tradebot_stream_messages_total', 'Pushes received on a stream, by channel method.', ['stream', 'method']),
+  streamInvalid: counter('tradebot_stream_invalid_messages_total', 'Stream frames or pushes that failed validation (counted and ignored).', ['stream']),
+  streamReconnects: counter('tradebot_stream_reconnects_total', 'Reconnects scheduled after a stream connection closed, failed or went silent.', ['stream']),
+  streamResyncs: counter('tradebot_stream_resyncs_total', 'Completed query-then-subscribe resyncs after a (re)connect.', ['stream']),
+  streamStaleFallbacks: counter('tradebot_stream_stale_fallbacks_total', 'Times a healthy stream went silent past the watchdog and its concern fell back to REST polling.', ['stream']),
   buildInfo: gauge('tradebot_build_info', 'Always 1; labels carry the version and Node.js version.', ['version', 'node_version']),
 } as const;
 
@@ -160,6 +167,8 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   divergence: ['only_live', 'only_shadow', 'different'],
   action: ['reload', 'refused', 'promote', 'rollback', 'auto-promote', 'replica-promote'],
   node_version: 'Node.js version (one value per process)',
+  stream: 'WebSocket streams: account, and market:<market>:<interval> per configured candle subscription',
+  method: 'push methods of the subscribed channels (ordersPending_update, deals_update, candles_update, lastprice_update); others are not counted',
 };
 
 /**
@@ -206,6 +215,13 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   leaseOwned: ['TradebotLeaseUnowned', 'TradebotLeaseSplit'],
   redisUp: ['TradebotRedisDown'],
   storeInfo: { none: 'describes the deployment; dashboard only' },
+  streamConnected: { none: 'a dead stream falls back to REST polling at once (docs/streams.md); dashboard only' },
+  streamHealthy: { none: 'a stream off or silent means REST polling, the pre-stream behaviour; dashboard only' },
+  streamMessages: { none: 'traffic; dashboard only' },
+  streamInvalid: { none: 'invalid pushes are ignored and REST stays the truth; dashboard only' },
+  streamReconnects: { none: 'reconnects are the supervisor working; REST covers the gap; dashboard only' },
+  streamResyncs: { none: 'one per (re)connect; dashboard only' },
+  streamStaleFallbacks: { none: 'REST takes over at once; dashboard only' },
   ready: ['TradebotNotReady'],
   tradingState: ['TradebotTradingHalted', 'TradebotTradingReducing'],
   killSwitchLastRefresh: { none: 'a timestamp sampled at scrape cannot watch a paper-speed timer; the alert reads tradebot_kill_switch_remaining_seconds' },

@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock';
-import { candleCloseTime } from '../market-data/candle-clock';
+import { candleCloseTime, lastClosedCandleOpenTime } from '../market-data/candle-clock';
 import type { Candle, Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
@@ -39,6 +39,11 @@ export interface CandleFlowOptions {
    */
   readonly beforeStrategies?: ((market: MarketName) => Promise<void>) | undefined;
   readonly hooks?: CandleFlowHooks;
+  /**
+   * True while a healthy market stream triggers the kline fetch of (market, interval) at each close
+   * (closed()): the fixed-offset poll then costs no request when that candle is already delivered.
+   */
+  readonly streamTriggers?: (market: MarketName, interval: Interval) => boolean;
 }
 
 /**
@@ -90,8 +95,28 @@ export class CandleFlow {
     return this.pollers.map((p) => ({
       name: `klines:${p.market}:${p.interval}`,
       schedule: { kind: 'candle-close', interval: p.interval, pollDelayMs: this.o.klineDelayMs },
-      run: async (ctx) => { await p.poll(ctx.signal); },
+      run: async (ctx) => {
+        if (this.o.streamTriggers?.(p.market, p.interval) === true && this.caughtUp(p)) return;
+        await p.poll(ctx.signal);
+      },
     }));
+  }
+
+  /**
+   * A market stream saw the candle opened at `openTime` close: its REST fetch now instead of at the
+   * fixed offset. Nothing when it was already delivered. Errors are logged; the scheduled poll stays.
+   */
+  async closed(market: MarketName, interval: Interval, openTime: number): Promise<void> {
+    const p = this.pollers.find((x) => x.market === market && x.interval === interval);
+    if (p === undefined) return;
+    const next = p.status().nextExpected;
+    if (next === undefined || next > openTime) return;
+    await p.poll().then(() => undefined, (err: unknown) => this.log.warn({ err, market, interval }, 'kline fetch after a stream rollover failed; the scheduled poll retries'));
+  }
+
+  private caughtUp(p: CandlePoller): boolean {
+    const next = p.status().nextExpected;
+    return next !== undefined && next > lastClosedCandleOpenTime(p.interval, this.o.clock.nowMs());
   }
 
   status(): { market: MarketName; interval: Interval; lastCandleTime: number | undefined; stale: boolean }[] {

@@ -19,6 +19,10 @@ import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-
  * simulator appears exactly once, matches the journal (status, amounts, order id), and no journaled
  * intent is left unsettled; no OCO rests at the venue that the journal does not own. Each restart takes its dead predecessor's leases over at once (same host,
  * pid gone: src/app/dead-owner.ts), so it trades again without waiting for their TTL.
+ *
+ * Run twice: with REST polling only (`exchange.streams: off`), and with every stream on while the
+ * simulator's WebSocket twin sends every push twice and drops every connection every 2.5 s
+ * (docs/streams.md): the journal must end the same way, every order exactly once.
  */
 jest.setTimeout(600_000); // two strategy guests start on each of the 101 starts
 
@@ -53,6 +57,14 @@ afterEach(async () => {
 const started = (l: LogLine): boolean => l.msg === 'tradebot started';
 
 test('a paper daemon SIGKILLed at 100 random points with lost answers: every order on the venue once, matching the journal, nothing lost', async () => {
+  await crashRun({ kills: KILLS, startupKills: STARTUP_KILLS, streams: 'off' });
+});
+
+test('the same with streams on and the WebSocket faults switched on (pushes twice, connections dropped every 2.5 s): every order once, journal equal to the venue', async () => {
+  await crashRun({ kills: 40, startupKills: 24, streams: 'all', wsFaults: { duplicatePushes: true, dropEveryMs: 2500 } });
+});
+
+async function crashRun(o: { kills: number; startupKills: number; streams: 'off' | 'all'; wsFaults?: { duplicatePushes: boolean; dropEveryMs: number } }): Promise<void> {
   // The config's keyPrefix allows no ':'; the keys go under `${prefix}:` and are deleted below.
   const prefix = `tbcrash-${Date.now().toString(36)}`;
   cleanupPrefix = prefix;
@@ -60,10 +72,12 @@ test('a paper daemon SIGKILLed at 100 random points with lost answers: every ord
     apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' }, collateralBalances: { USDT: '100000' },
     markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 300, seed: 7,
     faults: { lostAnswerRate: 0.2, endpoints: ['stopLimit', 'collateralOco'] },
+    ...(o.wsFaults === undefined ? {} : { ws: { faults: o.wsFaults } }),
   });
   const cfg = writeConfig({
     mode: 'paper',
     paper: { exchangeUrl: sim.url },
+    exchange: { streams: o.streams },
     redis: { keyPrefix: prefix },
     strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }, { name: 'churn-oco' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
@@ -77,9 +91,9 @@ test('a paper daemon SIGKILLed at 100 random points with lost answers: every ord
   const random = mulberry32(20261123);
   let killedWhileTrading = 0;
   try {
-    for (let i = 0; i < KILLS; i++) {
+    for (let i = 0; i < o.kills; i++) {
       running = new DaemonProcess(['run', '--config', cfg.file], env);
-      if (i < STARTUP_KILLS) {
+      if (i < o.startupKills) {
         await sleep(Math.floor(random() * 2000));
       } else {
         await running.waitForLine(started, 60_000, 'tradebot started');
@@ -110,7 +124,7 @@ test('a paper daemon SIGKILLed at 100 random points with lost answers: every ord
     expect(cmp.unknownToJournal).toEqual([]); // every order on the venue is journaled
     expect(cmp.unsettled).toEqual([]); // no intent left pending / submitted / unknown
     expect(cmp.mismatches).toEqual([]); // status, amounts and order ids match
-    expect(killedWhileTrading).toBeGreaterThanOrEqual(KILLS - STARTUP_KILLS);
+    expect(killedWhileTrading).toBeGreaterThanOrEqual(o.kills - o.startupKills);
     expect(cmp.placed).toBeGreaterThan(0); // it really traded between the kills
     const ocoLegs = records.filter((r) => r.kind !== 'stop_limit');
     expect(ocoLegs.length).toBeGreaterThan(0); // OCOs were placed too
@@ -119,11 +133,12 @@ test('a paper daemon SIGKILLed at 100 random points with lost answers: every ord
       ...sim.engine.orderHistory(API_KEY).filter((o) => o.ocoId !== undefined)];
     const journaledIds = new Set(ocoLegs.flatMap((r) => (r.orderId === undefined ? [] : [r.orderId])));
     expect(venueLegs.filter((o) => !journaledIds.has(o.id)).map((o) => `${o.ocoId}/${o.id}`)).toEqual([]);
-    console.log(`daemon crash test: ${KILLS} kills (${killedWhileTrading} after 'tradebot started'); ${cmp.placed} orders on the simulator, `
+    if (o.streams !== 'off') expect(sim.engine.deals(API_KEY).length).toBeGreaterThan(0);
+    console.log(`daemon crash test (streams ${o.streams}${o.wsFaults === undefined ? '' : ', WebSocket faults on'}): ${o.kills} kills (${killedWhileTrading} after 'tradebot started'); ${cmp.placed} orders on the simulator, `
       + `${records.length} journal records (${ocoLegs.length} OCO legs), ${sim.faults.injected().lostAnswer} answers lost, ${sim.engine.deals(API_KEY).length} deals`);
   } finally {
     cfg.cleanup();
   }
-});
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
