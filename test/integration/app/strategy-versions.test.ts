@@ -92,8 +92,14 @@ describe('with Redis: reload, shadow, promote, rollback on a running daemon', ()
     const v2 = /version ([0-9a-f]{12}) runs as the shadow/.exec(reload.stdout)![1]!;
     expect(v2).not.toBe(v1);
     await more(d, seen('v2'), 5, 'shadow candles');
-    const shadow = JSON.parse(cli(['shadow', 'ladder', '--json', '--config', s.config], ENV).stdout) as { strategies: { live: { version: string }; shadow: { version: string; summary: { candles: number; divergences: Record<string, number>; recent: { divergences: { kind: string; live: string; shadow: string }[] }[] } } }[] };
-    const st = shadow.strategies[0]!;
+    type Status = { strategies: { live: { version: string }; shadow: { version: string; summary: { candles: number; divergences: Record<string, number>; recent: { divergences: { kind: string; live: string; shadow: string }[] }[] } } }[] };
+    // The daemon writes the status at most once a second: read until it shows a few compared candles.
+    let st!: Status['strategies'][number];
+    for (const until = Date.now() + 15_000; Date.now() < until;) {
+      st = (JSON.parse(cli(['shadow', 'ladder', '--json', '--config', s.config], ENV).stdout) as Status).strategies[0]!;
+      if (st.shadow.summary.divergences['different']! >= 3) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
     expect([st.live.version, st.shadow.version]).toEqual([v1, v2]);
     expect(st.shadow.summary.candles).toBeGreaterThanOrEqual(3);
     // The far order differs in price (1.04 vs 1.045 of the close): "different", candle by candle.
