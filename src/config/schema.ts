@@ -155,6 +155,16 @@ export const configSchema = z.strictObject({
       /** Heap limit of one strategy's worker thread (MB). */
       guestHeapMb: positiveInt.default(STRATEGY_DEFAULTS.guestHeapMb),
       guestIsolation: z.enum(['process', 'thread']).default(STRATEGY_DEFAULTS.guestIsolation),
+      /**
+       * A reloaded version is promoted on its own after this many candles in a row without a failure
+       * of its shadow (0: only `tradebot promote`). docs/strategies.md "Changing a running strategy".
+       */
+      shadowCandles: z.number().int().min(0).default(0),
+      /**
+       * Where the daemon keeps each version's module sources (rollback, restarts) and, without Redis,
+       * the promoted versions and the CLI's requests. Relative to the working directory.
+       */
+      stateDir: z.string().min(1).default('state/strategies'),
       enabled: z
         .array(
           z.strictObject({

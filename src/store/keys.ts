@@ -142,6 +142,29 @@ export class StoreKeys {
     return this.key('drift-run', checkId('run id', runId));
   }
 
+  /**
+   * HASH strategy name -> JSON {version, atMs, by}: the version `tradebot promote|rollback` made
+   * live. Survives restarts; every replica reads it before a candle goes to its strategies.
+   */
+  strategyVersions(): string {
+    return this.key('control', 'strategy-versions');
+  }
+
+  /** LIST of JSON requests (`tradebot reload|promote|rollback`) the daemon pops every second. */
+  strategyRequests(): string {
+    return this.key('control', 'strategy-requests');
+  }
+
+  /** STRING (JSON, short TTL): the daemon's answer to one strategy request. */
+  strategyReply(id: string): string {
+    return this.key('control', `strategy-reply:${encodeId('request', id)}`);
+  }
+
+  /** STRING (JSON): the daemon's live/shadow versions and divergences, for `tradebot shadow`. */
+  strategyShadow(): string {
+    return this.key('control', 'strategy-shadow');
+  }
+
   /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
   static scopeId(strategy: string, market: string): string {
     return `${encodeId('strategy', strategy)}|${encodeId('market', market)}`;
