@@ -36,7 +36,7 @@ function setup(overrides: Record<string, unknown> = {}): Setup {
   writeFileSync(config, stringify({
     ...base,
     // Thread guests: the process guests' permission model needs node_modules at its real path.
-    strategies: { dir: strategies, stateDir, guestIsolation: 'thread', enabled: [{ name: 'ladder' }] },
+    strategies: { dir: strategies, stateDir, enabled: [{ name: 'ladder' }] },
     ...overrides,
   }));
   return { dir, module, config, stateDir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
