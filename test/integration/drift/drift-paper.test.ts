@@ -56,7 +56,7 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
     mode: 'paper',
     paper: { exchangeUrl: sim.url },
     redis: { keyPrefix: prefix },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }], guestIsolation: 'thread' },
+    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }], guestIsolation: 'thread' }, // threads: a worktree's symlinked node_modules is outside a process guest's permitted paths
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     reconcile: { intervalSeconds: 1 },
     metrics: { port: 0, host: '127.0.0.1' },
