@@ -31,7 +31,11 @@ export function differingFields(live: IntentOutcome, replay: IntentOutcome, inte
  * sees the differences found before (per strategy and market), so a difference that follows from an
  * explained earlier one (a missed entry leaves the strategy flat live) is attributed to it.
  */
-export function compareOutcomes(live: readonly IntentOutcome[], replay: readonly IntentOutcome[], interval: (strategy: string) => Interval, classify: Classifier): Comparison {
+export function compareOutcomes(
+  live: readonly IntentOutcome[], replay: readonly IntentOutcome[], interval: (strategy: string) => Interval, classify: Classifier,
+  /** Intents of candles before this (Unix s) give causes to later ones but are neither counted nor reported. */
+  reportFrom = -Infinity,
+): Comparison {
   const byId = new Map<string, { live?: IntentOutcome; replay?: IntentOutcome }>();
   for (const o of live) byId.set(o.intentId, { ...byId.get(o.intentId), live: o });
   for (const o of replay) byId.set(o.intentId, { ...byId.get(o.intentId), replay: o });
@@ -43,11 +47,11 @@ export function compareOutcomes(live: readonly IntentOutcome[], replay: readonly
     const kind = p.live === undefined ? 'only_replay' : p.replay === undefined ? 'only_live' : 'different';
     const fields = kind === 'different' ? differingFields(p.live!, p.replay!, interval(any.strategy)) : [];
     if (kind === 'different' && fields.length === 0) {
-      matched++;
+      if (any.candleTime >= reportFrom) matched++;
       continue;
     }
     const partial = { kind, intentId: any.intentId, strategy: any.strategy, market: any.market, candleTime: any.candleTime, fields, live: p.live, replay: p.replay } as const;
     differences.push({ ...partial, ...classify(partial, differences) });
   }
-  return { matched, differences };
+  return { matched, differences: differences.filter((d) => d.candleTime >= reportFrom) };
 }

@@ -40,7 +40,7 @@ export function driftJson(r: DriftResult, threshold: number): Record<string, unk
       strategy: s.strategy, interval: s.interval, markets: s.markets, version: s.version, params: s.params,
       liveVersions: s.liveVersions, versionMatches: s.versionMatches, paramsFrom: s.paramsFrom,
       startBalances: Object.fromEntries(Object.entries(s.startBalances).map(([k, v]) => [k, v.toString()])),
-      liveOrders: s.liveOrders, replayOrders: s.replayOrders, matched: s.matched,
+      replayFrom: s.replayFrom, liveOrders: s.liveOrders, replayOrders: s.replayOrders, matched: s.matched,
       pnlDifference: s.pnlDifference.toString(), quoteCurrency: s.quoteCurrency,
       differences: s.differences.map(differenceJson),
       equity: { live: curveJson(s.liveEquity), replay: curveJson(s.replayEquity) },
@@ -100,7 +100,7 @@ export function driftHtml(r: DriftResult, threshold: number): string {
       : `<p>${r.corrected.length} candle(s) the venue now serves differently:</p><table><thead><tr><th>market</th><th>candle</th><th>fields</th><th>recorded</th><th>venue now</th></tr></thead><tbody>${r.corrected.map((x) => `<tr><td>${esc(x.market)}</td><td>${esc(iso(x.time))}</td><td>${esc(x.fields.join(', '))}</td><td>${esc(JSON.stringify(x.recorded))}</td><td>${esc(JSON.stringify(x.venue))}</td></tr>`).join('')}</tbody></table>`;
   const sections = r.strategies.map((s) => `<section><h2>${esc(s.strategy)} ${esc(s.interval)} on ${esc(s.markets.join(', '))}</h2>
 ${s.versionMatches ? '' : `<p class="bad">The journal's orders were placed by version(s) ${esc(s.liveVersions.join(', '))}, the replay ran ${esc(s.version)}: differences may come from the code change.</p>`}
-<p>version <code>${esc(s.version)}</code>, params <code>${esc(JSON.stringify(s.params))}</code> (from the ${s.paramsFrom}); ${s.liveOrders} orders live, ${s.replayOrders} in the replay, ${s.matched} matched; PnL live − replay: <b>${esc(s.pnlDifference.toFixed(8))} ${esc(s.quoteCurrency)}</b></p>
+<p>version <code>${esc(s.version)}</code>, params <code>${esc(JSON.stringify(s.params))}</code> (from the ${s.paramsFrom}); replay from ${esc(new Date(s.replayFrom * 1000).toISOString())}; ${s.liveOrders} orders live, ${s.replayOrders} in the replay, ${s.matched} matched; PnL live − replay: <b>${esc(s.pnlDifference.toFixed(8))} ${esc(s.quoteCurrency)}</b></p>
 ${equityChart(s.liveEquity, s.replayEquity)}
 <h3>Differences</h3>${differencesTable(s.differences)}</section>`).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Drift ${esc(iso(r.from))} – ${esc(iso(r.to))}</title>

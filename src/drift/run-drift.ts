@@ -15,6 +15,7 @@ import { compareOutcomes } from './compare-outcomes';
 import { downtimeWindows, type DowntimeWindow } from './downtime';
 import { DRIFT_CAUSES, type DriftCause, type DriftDifference, type IntentOutcome } from './drift-types';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
+import { flatAnchor } from './flat-anchor';
 import { liveFills, liveOutcomes, replayOutcomes, wallToMarket } from './outcomes';
 
 /** One deployed strategy as the daemon's config enables it. */
@@ -56,6 +57,8 @@ export interface StrategyDrift {
   readonly versionMatches: boolean;
   /** Where the replay's parameters came from: the journal's orders (what ran), or the config when no order has them. */
   readonly paramsFrom: 'journal' | 'config';
+  /** Where the replay began (Unix s): the last moment at or before `from` the strategy was flat with nothing open, else `from`. */
+  readonly replayFrom: number;
   readonly liveOrders: number;
   readonly replayOrders: number;
   readonly matched: number;
@@ -81,6 +84,8 @@ export interface DriftResult {
 }
 
 const JOURNAL_SCAN = 100_000;
+/** How far before `from` the replay may start to find a moment the strategy was flat. */
+const ANCHOR_LOOKBACK_CANDLES = 1000;
 
 /**
  * The drift check: replays the candles the deployment recorded through the backtester (the same
@@ -92,7 +97,6 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
   const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
   const downtime = downtimeWindows(runs, spec.from * 1000, spec.to * 1000);
   const decisions = indexDecisions(await src.log.decisions(spec.from, spec.to));
-  const toMarket = wallToMarket(runs);
   const cache: StrategyCache = new Map();
   const strategies: StrategyDrift[] = [];
   const corrected: CorrectedCandle[] = [];
@@ -108,56 +112,71 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     const s = { ...found.strategy, interval: deployed.interval ?? found.strategy.interval };
     const markets = s.markets;
     const step = intervalSeconds(s.interval);
+    const lookback = spec.from - ANCHOR_LOOKBACK_CANDLES * step;
+    const runsBack = await src.log.runs(lookback * 1000, spec.to * 1000);
+    const toMarketBack = wallToMarket(runsBack);
     // The live guest has seen every candle since its run began (indicators such as an RSI or an EMA
     // carry all of it): the replay warms up on the same stretch, from the warm-up of the run alive at `from`.
     const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
     const runStart = alive === undefined ? spec.from : Math.floor(alive.startedMarketMs / 1000);
-    const warmFrom = Math.min(spec.from, runStart) - (s.warmup + 1) * step;
+    const warmup = (s.warmup + 1) * step;
     const recorded = new Map<string, RecordedCandle[]>();
-    for (const market of markets) recorded.set(market, await src.log.candles(market, s.interval, warmFrom, spec.to));
+    for (const market of markets) recorded.set(market, await src.log.candles(market, s.interval, Math.min(lookback, runStart) - warmup, spec.to));
     const inWindow = (m: string): RecordedCandle[] => (recorded.get(m) ?? []).filter((c) => c.time >= spec.from);
     const empty = markets.find((m) => inWindow(m).length === 0);
     if (empty !== undefined) throw new BacktestInputError(`${s.name}: no candles of ${empty} ${s.interval} recorded between ${spec.from} and ${spec.to}`, { field: 'from', market: empty });
+    // The replay starts where the deployment's real state is balances alone: the last moment, at or
+    // before `from`, the strategy held no position and had nothing open (flat-anchor.ts). Differences
+    // before `from` only give causes to the ones inside the window; they are not reported.
+    const earliest = Math.max(...markets.map((m) => recorded.get(m)?.[0]?.time ?? Infinity));
+    const anchor = spec.balances !== undefined
+      ? spec.from
+      : (flatAnchor(all, spec.from, Math.max(lookback, earliest + warmup), (r) => endedAt(r, toMarketBack)) ?? spec.from);
+    const warmFrom = Math.min(anchor, runStart) - warmup;
     candlesRecorded += markets.reduce((n, m) => n + inWindow(m).length, 0);
     const fixes = spec.venue === undefined ? [] : await correctedCandles(spec.venue, markets, s.interval, spec.from, spec.to, recorded);
     corrected.push(...fixes);
     const quoteCurrency = quoteOf(markets);
     // One account, several strategies: each replay gets the account's balances of its own currencies.
     const currencies = new Set([quoteCurrency, ...markets.map((m) => m.split('_')[0] ?? '')]);
-    const start = spec.balances === undefined ? await startBalances(src.log, spec.from) : { trading: spec.balances, collateral: {} };
+    const start = spec.balances === undefined ? await startBalances(src.log, anchor) : { trading: spec.balances, collateral: {} };
     const balances = Object.fromEntries(Object.entries(start.trading).filter(([cur]) => currencies.has(cur)));
     const outcome = await runBacktest(
       { strategy: s.name, strategiesDir: spec.strategiesDir, params: deployed.params, interval: s.interval, balances, risk: spec.risk, fillModel: spec.fillModel, collateralBalances: start.collateral },
-      { markets: markets.map((m) => ({ market: m, candles: (recorded.get(m) ?? []).map(toCandle) })), dataInterval: s.interval, from: spec.from, to: spec.to, tradeFrom: spec.from },
+      { markets: markets.map((m) => ({ market: m, candles: (recorded.get(m) ?? []).filter((c) => c.time >= warmFrom).map(toCandle) })), dataInterval: s.interval, from: anchor, to: spec.to, tradeFrom: anchor },
       cache,
     );
     const version = strategyVersion(found.sources);
     // A fill after the window is outside it: the replay ends at `to` and cannot have it either.
-    const live = liveOutcomes(records.filter((r) => markets.includes(r.market)), toMarket).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
+    const sinceAnchor = all.filter((r) => r.candleTime >= anchor && r.candleTime < spec.to && markets.includes(r.market));
+    const live = liveOutcomes(sinceAnchor, toMarketBack).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
     // The backtest starts trading on the candle that closes at `from`: the window is by open time.
-    const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills).filter((o) => o.candleTime >= spec.from && o.candleTime < spec.to);
+    const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills).filter((o) => o.candleTime >= anchor && o.candleTime < spec.to);
+    const seen = anchor === spec.from ? { downtime, decisions } : { downtime: downtimeWindows(runsBack, anchor * 1000, spec.to * 1000), decisions: indexDecisions(await src.log.decisions(anchor, spec.to)) };
     const fixed = new Set(fixes.map((f) => `${f.market}|${f.time}`));
     const comparison = compareOutcomes(live, replay, () => s.interval, classifier({
       interval: () => s.interval,
       recordedCandle: (m, _i, t) => (recorded.get(m) ?? []).find((c) => c.time === t),
-      downtime,
-      decisions: (st, m, t) => decisions.get(`${st}|${m}|${t}`) ?? [],
+      downtime: seen.downtime,
+      decisions: (st, m, t) => seen.decisions.get(`${st}|${m}|${t}`) ?? [],
       corrected: (m, _i, t) => fixed.has(`${m}|${t}`),
-      carried: (_st, m) => carriedState(all.filter((r) => r.market === m && r.candleTime < spec.from), spec.from, toMarket),
+      carried: (_st, m) => carriedState(all.filter((r) => r.market === m && r.candleTime < anchor), anchor, toMarketBack),
       replayDenied: (st, m, t) => outcome.replay.orders.find((o) => o.strategy === st && o.market === m && o.candleTime === t && (o.outcome === 'denied' || o.outcome === 'rejected'))?.rule,
-    }));
+    }), spec.from);
     const candles = Object.fromEntries(markets.map((m) => [m, inWindow(m).map(toCandle)]));
     // The curve values each candle at its open: a fill inside a candle counts from that candle.
     const first = Math.min(...markets.map((m) => inWindow(m)[0]!.time));
     const lastOpen = Math.max(...markets.map((m) => inWindow(m).at(-1)!.time));
-    const fillsLive = liveFills(live).map((f) => ({ ...f, time: Math.min(Math.max(f.time, first), lastOpen) }));
-    const liveEquity = buildEquityCurve(fillsLive, candles, balances, quoteCurrency, s.interval);
-    const replayEquity = buildEquityCurve(outcome.replay.fills, candles, balances, quoteCurrency, s.interval);
+    // Fills before the window (from the anchor on) count from its first candle: the curves start from the state at `from`.
+    const clamp = <F extends { time: number }>(f: F): F => ({ ...f, time: Math.min(Math.max(f.time, first), lastOpen) });
+    const liveEquity = buildEquityCurve(liveFills(live).map(clamp), candles, balances, quoteCurrency, s.interval);
+    const replayEquity = buildEquityCurve(outcome.replay.fills.map(clamp), candles, balances, quoteCurrency, s.interval);
     const last = (curve: readonly EquityPoint[]): Decimal => curve[curve.length - 1]?.equity ?? new Decimal(0);
     strategies.push({
       strategy: s.name, interval: s.interval, markets, version, params: s.params,
       liveVersions: identity.versions, versionMatches: identity.versions.every((v) => v === version), paramsFrom: identity.params === undefined ? 'config' : 'journal',
-      liveOrders: live.length, replayOrders: replay.length, matched: comparison.matched, differences: comparison.differences,
+      replayFrom: anchor,
+      liveOrders: live.filter((o) => o.candleTime >= spec.from).length, replayOrders: replay.filter((o) => o.candleTime >= spec.from).length, matched: comparison.matched, differences: comparison.differences,
       startBalances: balances, liveEquity, replayEquity, pnlDifference: last(liveEquity).minus(last(replayEquity)), quoteCurrency,
     });
   }
@@ -187,6 +206,12 @@ function carriedState(before: readonly OrderRecord[], from: number, toMarket: (a
   });
   const parts = [...(net.isZero() ? [] : [`a position of ${net.toString()}`]), ...(open.length === 0 ? [] : [`${open.length} order(s) open at the window's start`])];
   return parts.length === 0 ? undefined : parts.join(' and ');
+}
+
+/** When a finished order finished, on the market clock: its last transition. */
+function endedAt(r: OrderRecord, toMarket: (atMs: number) => number | undefined): number | undefined {
+  const last = r.history[r.history.length - 1];
+  return last === undefined ? undefined : toMarket(last.atMs);
 }
 
 function unfilled(o: IntentOutcome): IntentOutcome {

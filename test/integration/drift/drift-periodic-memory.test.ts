@@ -15,8 +15,6 @@ test('paper without Redis: the periodic drift check runs in a child process and 
   const base = paperConfig();
   const cfg = writeConfig({
     ...base,
-    // threads: a worktree's symlinked node_modules is outside a process guest's permitted paths
-    strategies: { ...(base['strategies'] as Record<string, unknown>), guestIsolation: 'thread' },
     // speed 600: a market minute is 0.1 s; a check every 30 market minutes over the last 20.
     drift: { intervalMinutes: 30, windowMinutes: 20 },
   });
