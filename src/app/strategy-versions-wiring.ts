@@ -12,7 +12,7 @@ import type { StrategyControlStore } from '../strategy-control/control-store';
 import { FileStrategyControlStore } from '../strategy-control/file-control-store';
 import { isKept, keep, keptDir } from '../strategy-control/kept-sources';
 import { RedisStrategyControlStore } from '../strategy-control/redis-control-store';
-import { VersionControl, type Described, type DescribedVersion } from '../strategy-control/version-control';
+import { VERSION_ACTIONS, VersionControl, type Described, type DescribedVersion } from '../strategy-control/version-control';
 import { describeStrategiesIn, strategyConfigs, type ConfiguredStrategies } from './strategy-wiring';
 
 export interface VersionsInput {
@@ -155,6 +155,8 @@ export function versionEvents(m: Metrics, onClean: (strategy: string, clean: num
 }
 
 export function wireVersionControl(i: ControlInput): WiredControl {
+  // Zero series from the start, so `increase()` sees the first reload of each strategy.
+  for (const strategy of i.host.strategyNames()) for (const action of VERSION_ACTIONS) i.metrics.strategyVersionChanges.inc({ strategy, action }, 0);
   const configFile = i.configFile;
   const store = i.prepared.store;
   const control = new VersionControl({

@@ -23,7 +23,8 @@ export interface Outcome {
   readonly elsewhere?: boolean | undefined;
 }
 
-export type VersionAction = 'reload' | 'refused' | 'promote' | 'rollback' | 'auto-promote' | 'replica-promote';
+export const VERSION_ACTIONS = ['reload', 'refused', 'promote', 'rollback', 'auto-promote', 'replica-promote'] as const;
+export type VersionAction = (typeof VERSION_ACTIONS)[number];
 
 export interface VersionControlOptions {
   readonly host: VersionedHost;

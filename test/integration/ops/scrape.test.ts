@@ -56,6 +56,8 @@ beforeAll(async () => {
     // Armed so the kill-switch panels and TradebotKillSwitchNotRefreshed have series: at 300x the
     // 600 market-second timer is 2 real seconds, refreshed every 0.2 s.
     killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 600, refreshSeconds: 60 },
+    // A drift check every 5 market minutes (a child process): the drift panels and alert have series.
+    drift: { intervalMinutes: 5, windowMinutes: 5 },
   }));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
