@@ -46,7 +46,7 @@ describe('a paper daemon scraped by a real Prometheus', () => {
       paper: { ...(paperConfig()['paper'] as object), speed: 120 },
       killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 600, refreshSeconds: 60 },
       // A drift check every 5 market minutes (a child process): the drift panels and alert have series.
-    drift: { intervalMinutes: 5, windowMinutes: 5 },
+      drift: { intervalMinutes: 5, windowMinutes: 5 },
       metrics: { port, host: '127.0.0.1' },
     }));
     daemon = new OpsDaemon(['run', '--config', config.file], {});
