@@ -20,8 +20,10 @@ const LAYERS = [
   ['strategy'], // the strategy contract, host, guests, candle flow
   ['execution'], // the order pipeline (risk gate -> prepare -> journal -> send -> settle), intent sink, clock guard
   ['trading-state'], // the operator's trading state (pause, reduce-only), stored for other processes
+  ['strategy-control'], // reload / promote / rollback of strategy versions, their control store
   ['simulator'], // the simulated exchange (paper, backtest, tests)
   ['backtest'], // replay, reports, sweeps
+  ['drift'], // the deployment's record (daemon side) and its check against its own backtest
   ['app'], // the composition root: wires, starts and stops
   ['cli'], // commands
 ];

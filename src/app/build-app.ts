@@ -18,6 +18,11 @@ import { createExchangeClient } from './exchange-wiring';
 import { ExchangeProbe } from '../metrics/exchange-probe';
 import type { Execution } from './execution-wiring';
 import { executorSink } from '../execution/intent-sink';
+import { DeploymentRecorder } from '../drift/deployment-recorder';
+import { PeriodicDriftCheck } from '../drift/periodic-drift-check';
+import { writeRecordsSnapshot } from '../drift/records-snapshot';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import type { JobScheduler } from '../market-data/scheduler';
@@ -26,6 +31,8 @@ import { wireStrategyRuntime } from './strategy-runtime-wiring';
 import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
+import { prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
+import type { VersionedHost } from '../strategy/versions/versioned-host';
 import { startAccountStream, startMarketStreams, usesAccountStream, usesMarketStream, type AccountStream, type MarketStreams } from './stream-wiring';
 
 export interface AppInput {
@@ -37,6 +44,8 @@ export interface AppInput {
   /** Injected, never prom-client's global registry. */
   readonly registry: Registry;
   readonly version?: string;
+  /** The config file (re-read by `tradebot reload` / SIGHUP). */
+  readonly configFile?: string | undefined;
 }
 
 interface Closer {
@@ -65,6 +74,7 @@ export class TradebotApp {
   private schedulers: JobScheduler[] = [];
   private execution: Execution | undefined;
   private stopping = false;
+  private versions: WiredControl | undefined;
 
   constructor(private readonly input: AppInput) {
     this.log = input.logger;
@@ -221,14 +231,35 @@ export class TradebotApp {
     }
     await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
 
-    // 9. strategies on the candle flow, warm-up
+    // 9. strategies on the candle flow (each as versions: live, and a shadow after a reload), warm-up; what they get is recorded for the drift check
+    const recorder = c.drift.record ? new DeploymentRecorder({
+      log: state.deployment, marketClock: this.marketClock, wallClock: this.wallClock, logger: componentLogger(log, 'drift-record'),
+      balances: () => balances.latest()?.balances, collateral: () => trading.collateral.latest()?.balances, heartbeatMs: c.drift.heartbeatSeconds * 1000,
+    }) : undefined;
+    if (recorder !== undefined) {
+      await recorder.start();
+      this.closers.push({ name: 'drift record', close: () => recorder.stop() });
+    }
+    const prepared = await prepareVersions({ config: c, baseDir: this.input.baseDir, loaded, redis, keys, log });
+    let versioned: VersionedHost | undefined;
+    let wired: WiredControl | undefined;
+    const publish = statusPublisher(() => versioned, prepared.store, this.wallClock, log);
     const runtime = wireStrategyRuntime({
-      config: c, strategies: loaded.strategies, strategyDir: loaded.dir, exchange, trading, marketClock: this.marketClock, metrics: m, log,
-      sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback),
+      config: c, versions: prepared.live, exchange, trading, marketClock: this.marketClock, metrics: m, log, recorder,
+      sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r)),
+      versionEvents: versionEvents(m, (name, clean) => wired?.control.shadowClean(name, clean), publish),
+      beforeCandle: redis === undefined ? undefined : () => wired?.control.sync() ?? Promise.resolve(),
       streams: { account: accountStream, marketTriggers: (mk, iv) => marketStreams?.triggers(mk, iv) === true },
     });
     flow = runtime.flow;
     const guests = runtime.host;
+    versioned = guests;
+    wired = wireVersionControl({
+      config: c, configFile: this.input.configFile, env: this.input.env, baseDir: this.input.baseDir, prepared, host: guests,
+      replicated: redis !== undefined, metrics: m, log: componentLogger(log, 'strategy-versions'), wallClock: this.wallClock,
+      wantMarkets: (name, mks) => { for (const mk of mks) exec.leases.want(name, mk); },
+    });
+    this.versions = wired;
     this.closers.push({ name: 'strategy threads', close: () => guests.close() });
     await guests.start();
     this.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
@@ -236,7 +267,8 @@ export class TradebotApp {
     // OCO margin: an unfunded collateral account shows here, and OCOs are then denied before sending.
     await trading.collateral.poll().catch((err: unknown) => log.warn({ err }, 'first collateral balance poll failed'));
     await flow.warmUp(signal);
-    log.info({ strategies: loaded.strategies.map((s) => ({ name: s.name, markets: s.markets, interval: s.interval })) }, 'strategies running');
+    log.info({ strategies: prepared.live.map((v) => ({ name: v.strategy.name, markets: v.strategy.markets, interval: v.strategy.interval, version: v.strategy.version })) }, 'strategies running');
+    await wired.startShadows();
 
     // 10. schedulers: market time (klines, balances, kill-switch) and wall time (reconcile, leases, control);
     //     the market streams trigger each kline fetch at the close (the scheduled poll stays as the fallback)
@@ -250,12 +282,47 @@ export class TradebotApp {
       const started = marketStreams;
       this.closers.push({ name: 'market streams', close: async () => started.stop() });
     }
+    const runStartSec = Math.floor(this.marketClock.nowMs() / 1000);
+    const lookbackSec = Math.max(...loaded.strategies.map((s) => (s.warmup + 1) * intervalSeconds(s.interval)));
+    const driftCheck = this.periodicDriftCheck(redis !== undefined, (from, to) => {
+      // Paper without Redis: the child reads the window's records from a file this process writes.
+      const file = path.join(tmpdir(), `tradebot-drift-${process.pid}-${to}.json`);
+      // Candles from this run's warm-up on: the replay warms its strategies on what the live ones saw.
+      const scope = { from, to, lookbackSec: lookbackSec + Math.max(0, from - runStartSec), subscriptions: flow?.subscriptions() ?? [], strategies: loaded.strategies.map((s) => s.name) };
+      return writeRecordsSnapshot(file, state.deployment, state.orders, scope).then(() => file);
+    });
     this.schedulers.push(...startJobs({
       config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
-      metrics: m, log, onRedisUp, ...(accountStream === undefined ? {} : { reconcileNow: accountStream.reconcileNow }),
+      metrics: m, log, onRedisUp, wallJobs: [wired.job], ...(accountStream === undefined ? {} : { reconcileNow: accountStream.reconcileNow }),
+      driftCheck: driftCheck === undefined ? undefined : () => driftCheck.tick(),
     }));
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
     log.info({ durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started'); // `mode` is on every line
+  }
+
+  /** The drift check every drift.intervalMinutes, when configured and possible (it reads the records from Redis). */
+  private periodicDriftCheck(durable: boolean, snapshot: (from: number, to: number) => Promise<string>): PeriodicDriftCheck | undefined {
+    const c = this.input.config;
+    if (c.drift.intervalMinutes === 0) return undefined;
+    const entry = process.argv[1];
+    if (!c.drift.record || this.input.configFile === undefined || entry === undefined) {
+      this.log.warn({ record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs drift.record and a config file: no periodic check');
+      return undefined;
+    }
+    const check = new PeriodicDriftCheck({
+      entry, configFile: this.input.configFile, env: this.input.env, marketClock: this.marketClock, wallClock: this.wallClock,
+      windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: this.metrics, log: componentLogger(this.log, 'drift-check'),
+      snapshot: durable ? undefined : snapshot, notBefore: durable ? undefined : this.marketClock.nowMs() / 1000,
+    });
+    this.closers.push({ name: 'drift check', close: async () => check.stop() });
+    return check;
+  }
+
+  /** SIGHUP: re-reads the config and the strategy modules (`tradebot reload` without a strategy). */
+  async reloadStrategies(source: string): Promise<void> {
+    const v = this.versions;
+    if (v === undefined) return void this.log.warn({ source }, 'strategy reload ignored: not started yet');
+    await v.control.reload(undefined, source);
   }
 
   private async startMetricsServer(readiness: readonly ReadinessCheck[]): Promise<void> {

@@ -10,7 +10,7 @@ import { componentLogger, type Logger } from '../log/logger';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
 import { checkRedisHealth } from '../store/redis';
 import type { CandleFlow } from '../strategy/candle-flow';
-import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from '../market-data/scheduler';
+import { CronJobScheduler, createJobScheduler, type JobDefinition, type JobEvents, type JobScheduler } from '../market-data/scheduler';
 import type { Trading } from './trading-wiring';
 
 export interface JobsInput {
@@ -25,6 +25,10 @@ export interface JobsInput {
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly onRedisUp: (up: boolean) => void;
+  /** Starts one drift check (a child process); run every drift.intervalMinutes of market time when set. */
+  readonly driftCheck?: (() => void) | undefined;
+  /** More wall-clock jobs (the strategy versions' control). */
+  readonly wallJobs?: readonly JobDefinition[] | undefined;
   /** With a healthy account stream, false on the passes the periodic reconciliation skips (docs/streams.md). */
   readonly reconcileNow?: () => boolean;
 }
@@ -54,6 +58,7 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   // minute (the wall scheduler is cron), so two missed renewals still keep it.
   wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: renewalPeriodMs(exec.leases.ttlMs) }, run: () => exec.leases.tick() });
   wall.add({ name: 'trading-state', schedule: { kind: 'every', everyMs: 1000 }, run: () => tradingControl.sync() });
+  for (const job of i.wallJobs ?? []) wall.add(job);
   const redis = i.redis;
   if (redis !== undefined) {
     wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { i.onRedisUp((await checkRedisHealth(redis)).ok); } });
@@ -63,6 +68,8 @@ export function startJobs(i: JobsInput): JobScheduler[] {
     name: 'limiter-tokens', schedule: { kind: 'every', everyMs: 5000 },
     run: async () => { for (const limit of LIMIT_IDS) m.limiterAvailableTokens.set({ limit }, await i.limiter.available(limit)); },
   });
+  const driftCheck = i.driftCheck;
+  if (driftCheck !== undefined) market.add({ name: 'drift-check', schedule: { kind: 'every', everyMs: c.drift.intervalMinutes * 60_000 }, run: async () => driftCheck() });
   market.start();
   wall.start();
   return [market, wall];

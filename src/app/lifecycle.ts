@@ -28,6 +28,7 @@ export interface DaemonOptions {
 /**
  * Runs the daemon until a signal stops it; resolves with the exit code (the caller exits with it).
  * SIGTERM/SIGINT: graceful stop within shutdown.graceMs. SIGUSR1: halt trading. SIGUSR2: resume.
+ * SIGHUP: reload the config and the strategy modules (a changed strategy starts as a shadow).
  * An uncaught exception or unhandled rejection is logged and ends the process with 1 at once: a
  * daemon in an unknown state must not keep trading (the kill-switch then cancels its orders).
  */
@@ -44,7 +45,7 @@ export async function runDaemon(options: DaemonOptions): Promise<number> {
   const pretty = config.log.pretty === 'auto' ? process.stdout.isTTY === true : config.log.pretty;
   const logger = createLogger({ level: config.log.level, pretty, base: { mode: config.mode } });
   const app = new TradebotApp({
-    config, logger, env, registry: new Registry(), baseDir: options.baseDir ?? process.cwd(),
+    config, logger, env, registry: new Registry(), baseDir: options.baseDir ?? process.cwd(), configFile: options.configFile,
     ...(options.version === undefined ? {} : { version: options.version }),
   });
   return superviseApp(app, config, logger);
@@ -94,6 +95,8 @@ async function superviseApp(app: TradebotApp, config: FrozenConfig, logger: Logg
     ['SIGINT', () => void shutdown('SIGINT')],
     ['SIGUSR1', () => setState('halted', 'SIGUSR1')],
     ['SIGUSR2', () => setState('active', 'SIGUSR2')],
+    // Re-read the config and the strategy modules: a changed strategy starts as a shadow (docs/strategies.md).
+    ['SIGHUP', () => void app.reloadStrategies('SIGHUP').catch((err: unknown) => logger.error({ err }, 'strategy reload failed'))],
     ['uncaughtException', onFatal('uncaughtException')],
     ['unhandledRejection', onFatal('unhandledRejection')],
   ];

@@ -19,9 +19,10 @@ export interface OpenedState {
  */
 export async function openState(config: FrozenConfig, keys: StoreKeys, clock: Clock, log: Logger, onRedisUp: (up: boolean) => void): Promise<OpenedState> {
   const util = config.exchange.limitUtilisation;
+  const recordLimits = { retentionSec: config.drift.retentionDays * 86_400, maxEntries: config.drift.maxEntries };
   if (config.redis.url === undefined) {
     log.warn({}, 'no Redis configured (TRADEBOT_REDIS_URL): order journal, leases and nonces live in process memory; state is NOT durable and is lost when the process stops');
-    return { adapters: memoryAdapters(keys, clock, util), redis: undefined };
+    return { adapters: memoryAdapters(keys, clock, util, recordLimits), redis: undefined };
   }
   const redisLog = componentLogger(log, 'redis');
   const redis = createRedis(config.redis.url, {
@@ -36,5 +37,5 @@ export async function openState(config: FrozenConfig, keys: StoreKeys, clock: Cl
   }
   onRedisUp(true);
   redisLog.info({ prefix: keys.prefix, account: keys.account }, 'Redis connected');
-  return { adapters: redisAdapters(redis, keys, clock, util), redis };
+  return { adapters: redisAdapters(redis, keys, clock, util, recordLimits), redis };
 }

@@ -14,6 +14,9 @@ import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
 import type { OrderStore } from '../store/order-store-port';
 import { RedisOrderStore } from '../store/order-store';
+import type { DeploymentLog, DeploymentLogLimits } from '../store/deployment-log-port';
+import { RedisDeploymentLog } from '../store/deployment-log';
+import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
 import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 
 /** Every piece of state the daemon keeps outside the exchange: one adapter set, Redis or in-process. */
@@ -25,6 +28,8 @@ export interface StateAdapters {
   readonly nonces: NonceSource;
   readonly limiter: RateLimiter;
   readonly tradingState: TradingStateStore;
+  /** What the daemon acted on, for the drift check. */
+  readonly deployment: DeploymentLog;
 }
 
 /** Limits scaled by `exchange.limitUtilisation` for the in-process bucket (the Redis one has its own margin). */
@@ -35,7 +40,7 @@ function scaledLimits(utilisation: number): LimitTable {
 }
 
 /** Redis adapters: the journal, leases, nonces and the token bucket are shared by every replica of the account. */
-export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number): StateAdapters {
+export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits): StateAdapters {
   return {
     durable: true,
     keys,
@@ -44,11 +49,12 @@ export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limit
     nonces: new RedisNonceSource({ redis, prefix: keys.prefix, clock }),
     limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),
     tradingState: new RedisTradingStateStore(redis, keys),
+    deployment: new RedisDeploymentLog(redis, keys, recordLimits),
   };
 }
 
 /** In-process adapters (paper mode without Redis): same contracts, nothing survives the process. */
-export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: number): StateAdapters {
+export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits): StateAdapters {
   const leases = new InMemoryLeaseStore(clock);
   return {
     durable: false,
@@ -58,5 +64,6 @@ export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: 
     nonces: new InMemoryNonceSource({ clock }),
     limiter: new InMemoryRateLimiter({ limits: scaledLimits(limitUtilisation), clock }),
     tradingState: new InMemoryTradingStateStore(),
+    deployment: new InMemoryDeploymentLog(recordLimits),
   };
 }

@@ -22,7 +22,11 @@ export interface ConfiguredStrategies<S extends GuestStrategy = DescribedStrateg
  * reported), so a broken file is noticed before someone enables it.
  */
 export async function describeConfiguredStrategies(config: FrozenConfig, baseDir: string): Promise<ConfiguredStrategies<DescribedStrategy>> {
-  const dir = path.resolve(baseDir, config.strategies.dir);
+  return describeStrategiesIn(config, path.resolve(baseDir, config.strategies.dir));
+}
+
+/** As describeConfiguredStrategies, from `dir` (a reload reads a copy of the strategy directory, or a kept version). */
+export async function describeStrategiesIn(config: FrozenConfig, dir: string): Promise<ConfiguredStrategies<DescribedStrategy>> {
   const described = await describeStrategies(dir, strategyConfigs(config), { isolation: config.strategies.guestIsolation, heapMb: config.strategies.guestHeapMb });
   return enabledOnly(config, dir, described);
 }

@@ -155,6 +155,16 @@ export const configSchema = z.strictObject({
       /** Heap limit of one strategy's worker thread (MB). */
       guestHeapMb: positiveInt.default(STRATEGY_DEFAULTS.guestHeapMb),
       guestIsolation: z.enum(['process', 'thread']).default(STRATEGY_DEFAULTS.guestIsolation),
+      /**
+       * A reloaded version is promoted on its own after this many candles in a row without a failure
+       * of its shadow (0: only `tradebot promote`). docs/strategies.md "Changing a running strategy".
+       */
+      shadowCandles: z.number().int().min(0).default(0),
+      /**
+       * Where the daemon keeps each version's module sources (rollback, restarts) and, without Redis,
+       * the promoted versions and the CLI's requests. Relative to the working directory.
+       */
+      stateDir: z.string().min(1).default('state/strategies'),
       enabled: z
         .array(
           z.strictObject({
@@ -220,6 +230,25 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   shutdown: z.strictObject({ graceMs: positiveInt.max(120_000).default(10_000) }).prefault({}),
+  /** The drift check (docs/drift.md): what the daemon records, and the periodic check against its own backtest. */
+  drift: z
+    .strictObject({
+      /** Record closed candles, intent outcomes, balance snapshots and runs in the store. */
+      record: z.boolean().default(true),
+      /** Market days of records kept; older ones are dropped on each write. */
+      retentionDays: z.number().int().min(1).max(365).default(14),
+      /** At most this many records per list (each (market, interval) of candles, decisions, balance snapshots). */
+      maxEntries: z.number().int().min(100).max(5_000_000).default(50_000),
+      /** Wall seconds between two heartbeats: a killed daemon's downtime starts at its last one. */
+      heartbeatSeconds: z.number().int().min(1).max(600).default(10),
+      /** Market minutes between two checks run by the daemon in a child process; 0 = no periodic check. */
+      intervalMinutes: z.number().int().min(0).max(10_080).default(0),
+      /** Market minutes each periodic check covers, ending at the last closed candle. */
+      windowMinutes: z.number().int().min(1).max(43_200).default(60),
+      /** Unexplained differences a check tolerates before it counts as failed (metric, alert). */
+      maxUnexplained: z.number().int().min(0).default(0),
+    })
+    .prefault({}),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -48,6 +48,12 @@ export const METRIC_DEFS = {
   strategyErrors: counter('tradebot_strategy_errors_total', 'Strategy calls that threw.', ['strategy']),
   strategyOverruns: counter('tradebot_strategy_overruns_total', 'Strategy calls that exceeded their time budget.', ['strategy']),
   strategyPaused: gauge('tradebot_strategy_paused', '1 while a strategy is paused after repeated failures, else 0.', ['strategy']),
+  strategyVersionInfo: gauge('tradebot_strategy_version_info', '1 per running version of a strategy (version: content hash of its module sources); role live trades, role shadow is only compared.', ['strategy', 'version', 'role']),
+  strategyShadowCandles: counter('tradebot_strategy_shadow_candles_total', 'Candles on which a shadow version was compared with the live one.', ['strategy']),
+  strategyShadowDivergences: counter('tradebot_strategy_shadow_divergences_total', 'Intents on which the shadow and the live version differed, by divergence (only_live, only_shadow, different price or amount).', ['strategy', 'divergence']),
+  strategyShadowErrors: counter('tradebot_strategy_shadow_errors_total', 'Calls of a shadow version that failed (threw, invalid intents, crashed); counted like a live one\'s, never trading.', ['strategy']),
+  strategyShadowOverruns: counter('tradebot_strategy_shadow_overruns_total', 'Calls of a shadow version that exceeded their time budget.', ['strategy']),
+  strategyVersionChanges: counter('tradebot_strategy_version_changes_total', 'Reloads, refusals, promotions and rollbacks of strategy versions, by action.', ['strategy', 'action']),
   strategyDuration: histogram('tradebot_strategy_duration_seconds', 'Time a strategy took to handle a closed candle.', ['strategy'], STRATEGY_BUCKETS),
   candleLastClose: gauge('tradebot_candle_last_close_timestamp_seconds', 'Close time of the last closed candle received, on the market clock (paper replays history: it is in the past).', ['market', 'interval']),
   candleLag: gauge('tradebot_candle_lag_seconds', 'Market-clock now minus the close time of the last closed candle received (computed at scrape).', ['market', 'interval']),
@@ -71,6 +77,14 @@ export const METRIC_DEFS = {
   killSwitchTimeout: gauge('tradebot_kill_switch_timeout_seconds', 'Kill-switch timeout of a market in wall-clock seconds (market seconds divided by the paper speed).', ['market']),
   killSwitchRemaining: gauge('tradebot_kill_switch_remaining_seconds', 'Wall-clock seconds left before the exchange cancels the market\'s open orders unless re-armed (computed at scrape from the last successful refresh).', ['market']),
   killSwitchArmed: gauge('tradebot_kill_switch_armed', '1 while the daemon keeps re-arming the kill-switch timer of a market, 0 once it stopped (unhealthy: the exchange cancels at expiry).', ['market']),
+  driftMatched: gauge('tradebot_drift_matched', 'Orders placed and filled identically live and in the replay, in the last drift check (docs/drift.md).', ['strategy']),
+  driftDifferences: gauge('tradebot_drift_differences', 'Differences between live and the replay in the last drift check, by kind (only_live, only_replay, different) and cause.', ['strategy', 'difference', 'cause']),
+  driftPnlDifference: gauge('tradebot_drift_pnl_difference', 'Final equity live minus replay over the last drift check\'s window, in the quote currency.', ['strategy']),
+  driftUnexplained: gauge('tradebot_drift_unexplained', 'Unexplained differences in the last drift check.'),
+  driftUnexplainedAllowed: gauge('tradebot_drift_unexplained_allowed', 'Unexplained differences a drift check tolerates (drift.maxUnexplained).'),
+  driftChecks: counter('tradebot_drift_checks_total', 'Drift checks run by the daemon, by verdict (ok, drift, error).', ['verdict']),
+  driftLastCheck: gauge('tradebot_drift_last_check_timestamp_seconds', 'Wall-clock time the last drift check finished with a report.'),
+  driftCheckCpu: gauge('tradebot_drift_check_cpu_seconds', 'CPU time (user + system) of the last drift check\'s child process.'),
   streamConnected: gauge('tradebot_stream_connected', '1 while the WebSocket connection of a stream is open, else 0 (stream = account | market:<MARKET>:<interval>).', ['stream']),
   streamHealthy: gauge('tradebot_stream_healthy', '1 while a stream is subscribed, resynced and not silent (its concern uses it); 0 = its concern is on REST polling.', ['stream']),
   streamMessages: counter('tradebot_stream_messages_total', 'Pushes received on a stream, by channel method.', ['stream', 'method']),
@@ -117,6 +131,11 @@ export type DiscrepancyKind = (typeof DISCREPANCY_KINDS)[number];
 export const RECONCILE_UPDATE_KINDS = ['status', 'settled', 'not_found', 'adopted'] as const;
 export type ReconcileUpdateKind = (typeof RECONCILE_UPDATE_KINDS)[number];
 
+/** Mirrors src/drift/drift-types.ts (metrics do not depend on drift/). */
+export const DRIFT_DIFFERENCES = ['only_live', 'only_replay', 'different'] as const;
+export const DRIFT_CAUSE_LABELS = ['daemon_down', 'denied_live', 'latency', 'fill_model', 'data', 'unexplained'] as const;
+export const DRIFT_VERDICTS = ['ok', 'drift', 'error'] as const;
+
 export const STORE_BACKENDS = ['redis', 'memory'] as const;
 export const ORDER_SIDES = ['buy', 'sell'] as const;
 export const READINESS_CHECKS = ['redis', 'exchange', 'reconciled'] as const;
@@ -150,13 +169,19 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   side: ORDER_SIDES,
   backend: STORE_BACKENDS,
   check: READINESS_CHECKS,
+  difference: DRIFT_DIFFERENCES,
+  cause: DRIFT_CAUSE_LABELS,
+  verdict: DRIFT_VERDICTS,
   account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
   rule: 'risk rule names in src/risk (plus "none")',
-  task: 'periodic task names (klines:<market>:<interval>, balances, kill-switch, reconcile, leases, trading-state, redis-health, limiter-tokens)',
+  task: 'periodic task names (klines:<market>:<interval>, balances, kill-switch, reconcile, leases, trading-state, redis-health, limiter-tokens, drift-check)',
   currency: 'currencies of the configured markets',
-  version: 'package version (one value per process)',
+  version: 'package version (one value per process); in tradebot_strategy_version_info a strategy version (12 hex digits)',
+  role: ['live', 'shadow'],
+  divergence: ['only_live', 'only_shadow', 'different'],
+  action: ['reload', 'refused', 'promote', 'rollback', 'auto-promote', 'replica-promote'],
   node_version: 'Node.js version (one value per process)',
   stream: 'WebSocket streams: account, and market:<market>:<interval> per configured candle subscription',
   method: 'push methods of the subscribed channels (ordersPending_update, deals_update, candles_update, lastprice_update); others are not counted',
@@ -183,6 +208,12 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   strategyErrors: ['TradebotStrategyFailing'],
   strategyOverruns: ['TradebotStrategyOverruns'],
   strategyPaused: ['TradebotStrategyPaused'],
+  strategyVersionInfo: { none: 'describes which versions run; dashboard only' },
+  strategyShadowCandles: { none: 'a shadow never trades; dashboard only' },
+  strategyShadowDivergences: { none: 'divergence is what a shadow run is for; the author reads it before promoting' },
+  strategyShadowErrors: { none: 'a failing shadow never trades; it is refused by not promoting it (dashboard)' },
+  strategyShadowOverruns: { none: 'a shadow never trades; dashboard only' },
+  strategyVersionChanges: { none: 'operator actions; each is logged; dashboard only' },
   strategyDuration: { none: 'overruns alert through TradebotStrategyOverruns' },
   candleLastClose: { none: 'market-clock time; staleness alerts read tradebot_candle_lag_seconds' },
   candleLag: ['TradebotCandlesStale'],
@@ -213,5 +244,13 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   killSwitchTimeout: ['TradebotKillSwitchNotRefreshed'],
   killSwitchRemaining: ['TradebotKillSwitchNotRefreshed'],
   killSwitchArmed: { none: 'TradebotKillSwitchNotRefreshed fires on the age once re-arming stopped' },
+  driftMatched: { none: 'dashboard only: the drift row' },
+  driftDifferences: { none: 'explained differences are expected (restarts, pauses, fills); the unexplained ones alert through TradebotDriftUnexplained' },
+  driftPnlDifference: { none: 'its sign and size depend on the strategy; dashboard only' },
+  driftUnexplained: ['TradebotDriftUnexplained'],
+  driftUnexplainedAllowed: ['TradebotDriftUnexplained'],
+  driftChecks: { none: 'a failed check is retried at the next interval and logged; dashboard only' },
+  driftLastCheck: { none: 'dashboard only' },
+  driftCheckCpu: { none: 'cost of the check, dashboard only (it runs in a child process at low priority)' },
   buildInfo: ['TradebotAbsent'],
 };

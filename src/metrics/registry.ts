@@ -139,6 +139,10 @@ export function initStrategySeries(metrics: Metrics, strategy: string, markets: 
   metrics.strategyErrors.inc({ strategy }, 0);
   metrics.strategyOverruns.inc({ strategy }, 0);
   metrics.strategyPaused.set({ strategy }, 0);
+  metrics.strategyShadowCandles.inc({ strategy }, 0);
+  metrics.strategyShadowErrors.inc({ strategy }, 0);
+  metrics.strategyShadowOverruns.inc({ strategy }, 0);
+  for (const divergence of ['only_live', 'only_shadow', 'different']) metrics.strategyShadowDivergences.inc({ strategy, divergence }, 0);
   for (const market of markets) {
     for (const side of ['buy', 'sell'] as const) metrics.fills.inc({ strategy, market, side }, 0);
     metrics.realizedPnl.set({ strategy, market }, 0);

@@ -117,6 +117,54 @@ export class StoreKeys {
     return this.key('control', 'trading-state');
   }
 
+  /** ZSET (score = open time, s): the closed candles of one (market, interval) the strategies got (drift check). */
+  driftCandles(market: string, interval: string): string {
+    return this.key('drift-candles', StoreKeys.scopeId(market, interval));
+  }
+
+  /** ZSET (score = candle time, s): what the executor did with each intent (drift check). */
+  driftDecisions(): string {
+    return this.key('drift', 'decisions');
+  }
+
+  /** ZSET (score = market ms): trading balance snapshots (drift check's starting state). */
+  driftBalances(): string {
+    return this.key('drift', 'balances');
+  }
+
+  /** ZSET (score = start, market ms): the daemon's runs, by run id. */
+  driftRuns(): string {
+    return this.key('drift', 'runs');
+  }
+
+  /** HASH: one run's start, last heartbeat and stop (market and wall ms). */
+  driftRun(runId: string): string {
+    return this.key('drift-run', checkId('run id', runId));
+  }
+
+  /**
+   * HASH strategy name -> JSON {version, atMs, by}: the version `tradebot promote|rollback` made
+   * live. Survives restarts; every replica reads it before a candle goes to its strategies.
+   */
+  strategyVersions(): string {
+    return this.key('control', 'strategy-versions');
+  }
+
+  /** LIST of JSON requests (`tradebot reload|promote|rollback`) the daemon pops every second. */
+  strategyRequests(): string {
+    return this.key('control', 'strategy-requests');
+  }
+
+  /** STRING (JSON, short TTL): the daemon's answer to one strategy request. */
+  strategyReply(id: string): string {
+    return this.key('control', `strategy-reply:${encodeId('request', id)}`);
+  }
+
+  /** STRING (JSON): the daemon's live/shadow versions and divergences, for `tradebot shadow`. */
+  strategyShadow(): string {
+    return this.key('control', 'strategy-shadow');
+  }
+
   /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
   static scopeId(strategy: string, market: string): string {
     return `${encodeId('strategy', strategy)}|${encodeId('market', market)}`;

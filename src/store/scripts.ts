@@ -75,6 +75,7 @@ const SCRIPT_FILES = {
   tbAcquireLease: { file: 'acquire-lease.lua', keys: 2 },
   tbRenewLease: { file: 'renew-lease.lua', keys: 1 },
   tbReleaseLease: { file: 'release-lease.lua', keys: 1 },
+  tbAppendRecord: { file: 'append-record.lua', keys: 1 },
 } as const;
 type ScriptName = keyof typeof SCRIPT_FILES;
 
@@ -112,6 +113,7 @@ export interface StoreScripts {
   acquireLease(leaseKey: string, fenceKey: string, owner: string, ttlMs: number, deadOwner: string): Promise<ScriptReply>;
   renewLease(leaseKey: string, owner: string, token: string, ttlMs: number): Promise<ScriptReply>;
   releaseLease(leaseKey: string, owner: string, token: string): Promise<ScriptReply>;
+  appendRecord(key: string, score: number, line: string, oldest: number, maxEntries: number, firstOnly: boolean): Promise<ScriptReply>;
 }
 
 type Dynamic = Record<ScriptName, (...args: Arg[]) => Promise<ScriptReply>>;
@@ -136,6 +138,7 @@ export function storeScripts(redis: Redis): StoreScripts {
     acquireLease: (leaseKey, fenceKey, owner, ttlMs, deadOwner) => r.tbAcquireLease(leaseKey, fenceKey, owner, ttlMs, deadOwner),
     renewLease: (leaseKey, owner, token, ttlMs) => r.tbRenewLease(leaseKey, owner, token, ttlMs),
     releaseLease: (leaseKey, owner, token) => r.tbReleaseLease(leaseKey, owner, token),
+    appendRecord: (key, score, line, oldest, maxEntries, firstOnly) => r.tbAppendRecord(key, score, line, oldest, maxEntries, firstOnly ? '1' : '0'),
   };
   registered.set(redis, scripts);
   return scripts;

@@ -20,6 +20,8 @@ export interface CandleFlowHooks {
   onCandle?(market: MarketName, interval: Interval, closeTimeSec: number, close: Decimal): void;
   /** Intents computed on a stale (live or back-filled) candle were dropped: no trading on old data. */
   onStaleIntents?(intents: readonly StampedIntent[]): void;
+  /** A closed candle goes to the strategies now, settled (the drift record of what the daemon acted on). */
+  onDelivered?(candle: ClosedCandle): void;
 }
 
 export interface CandleFlowOptions {
@@ -146,6 +148,7 @@ export class CandleFlow {
     if (e.source !== 'warm-up' && this.o.beforeStrategies !== undefined) {
       await this.o.beforeStrategies(e.market).catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
     }
+    this.o.hooks?.onDelivered?.(e);
     const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
     if (intents.length === 0) return;
     if (e.source === 'warm-up') return;

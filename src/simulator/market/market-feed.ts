@@ -17,6 +17,7 @@ import { MINUTE, type CandleSource } from './candle-source';
  */
 export class MarketFeed {
   private readonly applied = new Map<MarketName, number>();
+  private readonly misserved = new Map<string, Readonly<Partial<Record<'open' | 'high' | 'low' | 'close', string>>>>();
 
   constructor(
     private readonly engine: SimEngine,
@@ -46,6 +47,24 @@ export class MarketFeed {
 
   source(market: MarketName): CandleSource | undefined {
     return this.sources.get(market);
+  }
+
+  /**
+   * Test fault: the kline endpoint shows the 1m candle opening at `openTime` with other values (open,
+   * high, low, close as text) until `clearMisserved`, while the engine fills on the file's values: a
+   * venue that serves a candle and corrects it afterwards (the drift check's "data" cause).
+   */
+  misserve(market: MarketName, openTime: number, values: Readonly<Partial<Record<'open' | 'high' | 'low' | 'close', string>>>): void {
+    this.misserved.set(`${market}|${openTime}`, values);
+  }
+
+  clearMisserved(): void {
+    this.misserved.clear();
+  }
+
+  /** The misserved values of one 1m candle, if any. */
+  misservedValues(market: MarketName, openTime: number): Readonly<Partial<Record<'open' | 'high' | 'low' | 'close', string>>> | undefined {
+    return this.misserved.size === 0 ? undefined : this.misserved.get(`${market}|${openTime}`);
   }
 
   /** Brings the engine up to the market clock. Returns the engine events this produced. */

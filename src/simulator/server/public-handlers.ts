@@ -54,6 +54,14 @@ function kline(ctx: PublicContext): PublicAnswer {
     end: q['end'] as number | undefined,
     limit: q['limit'] as number | undefined,
   });
+  if ((q['interval'] ?? '1h') === '1m') {
+    for (let i = 0; i < result.length; i++) {
+      const row = result[i]!;
+      const patch = ctx.feed.misservedValues(market, row[0]);
+      // Wire row: [time, open, close, high, low, volume, volumeMoney].
+      if (patch !== undefined) result[i] = [row[0], patch.open ?? row[1], patch.close ?? row[2], patch.high ?? row[3], patch.low ?? row[4], row[5], row[6]];
+    }
+  }
   return [200, v1Envelope(ctx.shapes, true, null, result)];
 }
 

@@ -128,6 +128,21 @@ export class GuestHost implements CandleHost {
     return [...this.guests.keys()];
   }
 
+  /** The closed candles kept for a strategy's re-warm, per market (a shadow version is warmed from them). */
+  history(strategy: string): ReadonlyMap<MarketName, readonly Candle[]> {
+    return this.guest(strategy).history();
+  }
+
+  /**
+   * Starts every guest warmed with `history` (another version's kept candles) instead of waiting for
+   * the flow's warm-up; resolves the first reason one failed to load or warm, undefined when all run.
+   * A failure here is a refusal for the caller (a new version), not a counted strategy failure.
+   */
+  async startWarmed(history: (strategy: string) => ReadonlyMap<MarketName, readonly Candle[]>): Promise<string | undefined> {
+    const reasons = await Promise.all([...this.guests.values()].map((g) => g.startWarmed(history(g.loaded.name))));
+    return reasons.find((r) => r !== undefined);
+  }
+
   /** Terminates every guest thread (never waits for a guest's own code). */
   async close(): Promise<void> {
     await Promise.all([...this.guests.values()].map((g) => g.close()));
@@ -172,6 +187,21 @@ class Guest {
   async start(): Promise<void> {
     const reason = await this.spawn();
     if (reason !== undefined) this.failed(undefined, 'crashed', reason);
+  }
+
+  history(): ReadonlyMap<MarketName, readonly Candle[]> {
+    return new Map([...this.rings].map(([m, ring]) => [m, ring.toArray()]));
+  }
+
+  async startWarmed(history: ReadonlyMap<MarketName, readonly Candle[]>): Promise<string | undefined> {
+    for (const [market, candles] of history) {
+      const ring = this.rings.get(market);
+      if (ring !== undefined) for (const c of candles) ring.push(c);
+    }
+    const reason = await this.spawn();
+    if (reason !== undefined) return reason;
+    const warm = await this.warm();
+    return warm === undefined ? undefined : `warm-up: ${warm}`;
   }
 
   handle(market: MarketName, candle: Candle): Promise<readonly StampedIntent[]> {
@@ -349,14 +379,8 @@ class Guest {
       const spawnFailure = await this.spawn();
       if (this.closed) return undefined;
       if (spawnFailure !== undefined) return this.failedDuringRestart(spawnFailure);
-      for (const [market, ring] of this.rings) {
-        const history = ring.toArray();
-        if (history.length === 0) continue;
-        const view = toWire({ balances: {}, openOrders: [], marketInfo: this.o.view?.marketInfo?.(market), events: [] });
-        const items = history.map((candle): CandleItem => ({ market, candle: candleToWire(candle), view }));
-        const r = await this.send(items, true, this.budgetMs * items.length);
-        if ('dead' in r) return this.failedDuringRestart(`re-warm: ${r.dead}`);
-      }
+      const warmFailure = await this.warm();
+      if (warmFailure !== undefined) return this.failedDuringRestart(`re-warm: ${warmFailure}`);
       this.restarting = undefined;
       if (!this.held) {
         this.stats.paused = false;
@@ -365,6 +389,19 @@ class Guest {
       }
       return undefined;
     })();
+  }
+
+  /** Replays the kept candle history to a fresh guest (intents discarded); why it failed, else undefined. */
+  private async warm(): Promise<string | undefined> {
+    for (const [market, ring] of this.rings) {
+      const history = ring.toArray();
+      if (history.length === 0) continue;
+      const view = toWire({ balances: {}, openOrders: [], marketInfo: this.o.view?.marketInfo?.(market), events: [] });
+      const items = history.map((candle): CandleItem => ({ market, candle: candleToWire(candle), view }));
+      const r = await this.send(items, true, this.budgetMs * items.length);
+      if ('dead' in r) return r.dead;
+    }
+    return undefined;
   }
 
   private failedDuringRestart(detail: string): void {

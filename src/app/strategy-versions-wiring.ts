@@ -1,0 +1,218 @@
+import * as path from 'node:path';
+import type Redis from 'ioredis';
+import type { Clock } from '../core/clock';
+import { loadConfig, type FrozenConfig } from '../config/load';
+import type { Logger } from '../log/logger';
+import type { JobDefinition } from '../market-data/scheduler';
+import type { Metrics } from '../metrics/registry';
+import type { StoreKeys } from '../store/keys';
+import type { DescribedStrategy } from '../strategy/guest/describe-strategies';
+import type { StrategyVersion, VersionedHost, VersionedHostEvents } from '../strategy/versions/versioned-host';
+import type { StrategyControlStore } from '../strategy-control/control-store';
+import { FileStrategyControlStore } from '../strategy-control/file-control-store';
+import { isKept, keep, keptDir } from '../strategy-control/kept-sources';
+import { RedisStrategyControlStore } from '../strategy-control/redis-control-store';
+import { VersionControl, type Described, type DescribedVersion } from '../strategy-control/version-control';
+import { describeStrategiesIn, strategyConfigs, type ConfiguredStrategies } from './strategy-wiring';
+
+export interface VersionsInput {
+  readonly config: FrozenConfig;
+  readonly baseDir: string;
+  readonly loaded: ConfiguredStrategies<DescribedStrategy>;
+  readonly redis: Redis | undefined;
+  readonly keys: StoreKeys;
+  readonly log: Logger;
+}
+
+export interface PreparedVersions {
+  /** The live version of each strategy: the promoted one when one is stored and kept, else the module on disk. */
+  readonly live: readonly StrategyVersion[];
+  /** Modules on disk that differ from the promoted version: they start as shadows once the daemon runs. */
+  readonly shadowsAtStart: readonly StrategyVersion[];
+  readonly store: StrategyControlStore;
+  readonly stateDir: string;
+}
+
+/** The version of a described strategy: the content hash of the files its module loaded (the journal's strategyVersion). */
+export function versionOf(s: DescribedStrategy): string {
+  return s.identity.version;
+}
+
+export function withVersion(s: DescribedStrategy): DescribedVersion {
+  return Object.freeze({ ...s, version: versionOf(s) });
+}
+
+export function strategyStateDir(config: FrozenConfig, baseDir: string): string {
+  return path.resolve(baseDir, config.strategies.stateDir);
+}
+
+/** Where the CLI and the daemon meet: Redis when configured (replicas share it), else files in the state directory. */
+export function controlStore(stateDir: string, redis: Redis | undefined, keys: StoreKeys): StrategyControlStore {
+  return redis === undefined ? new FileStrategyControlStore(path.join(stateDir, 'control')) : new RedisStrategyControlStore(redis, keys);
+}
+
+/**
+ * Start-up: each strategy's sources kept as its version, and the stored promotions honoured: a
+ * daemon restarted after `tradebot promote` (or killed during one) runs the version stored, read
+ * from its kept sources; a module on disk that differs from it runs as a shadow until promoted.
+ */
+export async function prepareVersions(i: VersionsInput): Promise<PreparedVersions> {
+  const stateDir = strategyStateDir(i.config, i.baseDir);
+  const store = controlStore(stateDir, i.redis, i.keys);
+  const promoted = await store.readPromoted().catch((err: unknown) => {
+    i.log.error({ err }, 'promoted strategy versions not read: running the modules on disk');
+    return {};
+  });
+  const configs = strategyConfigs(i.config);
+  const live: StrategyVersion[] = [];
+  const shadowsAtStart: StrategyVersion[] = [];
+  for (const described of i.loaded.strategies) {
+    const s = withVersion(described);
+    const config = configs[s.name] ?? {};
+    const onDisk: StrategyVersion = { strategy: s, dir: keepOrHere(i.loaded.dir, stateDir, s, i.log), config };
+    const want = (promoted as Record<string, { version: string } | undefined>)[s.name]?.version;
+    if (want === undefined || want === s.version) {
+      live.push(onDisk);
+      continue;
+    }
+    const kept = isKept(stateDir, s.name, want) ? await describeKept(i.config, keptDir(stateDir, s.name, want), s.name) : undefined;
+    if (kept === undefined) {
+      i.log.error({ strategy: s.name, promoted: want, onDisk: s.version }, 'the promoted version\'s sources are not kept here: running the module on disk');
+      live.push(onDisk);
+      continue;
+    }
+    i.log.warn({ strategy: s.name, promoted: want, onDisk: s.version }, 'running the promoted version; the module on disk differs and starts as a shadow (`tradebot promote` to trade it)');
+    live.push({ strategy: kept, dir: keptDir(stateDir, s.name, want), config });
+    shadowsAtStart.push(onDisk);
+  }
+  return { live, shadowsAtStart, store, stateDir };
+}
+
+async function describeKept(config: FrozenConfig, dir: string, name: string): Promise<DescribedVersion | undefined> {
+  const found = (await describeStrategiesIn(config, dir)).strategies.find((s) => s.name === name);
+  return found === undefined ? undefined : withVersion(found);
+}
+
+/** The guests load from the kept copy; if it cannot be written (read-only disk), from the strategy directory. */
+function keepOrHere(dir: string, stateDir: string, s: DescribedVersion, log: Logger): string {
+  try {
+    return keep(dir, stateDir, s.name, s.version);
+  } catch (err) {
+    log.warn({ err, strategy: s.name, stateDir }, 'strategy sources not kept (rollback and restarts cannot return to this version)');
+    return dir;
+  }
+}
+
+/** How long a promote/rollback request is handed between replicas before one answers that none can. */
+const HANDOFF_MS = 5000;
+
+export interface ControlInput {
+  readonly config: FrozenConfig;
+  readonly configFile: string | undefined;
+  readonly env: NodeJS.ProcessEnv;
+  readonly baseDir: string;
+  readonly prepared: PreparedVersions;
+  readonly host: VersionedHost;
+  readonly replicated: boolean;
+  readonly wantMarkets: (strategy: string, markets: readonly string[]) => void;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  readonly wallClock: Clock;
+}
+
+export interface WiredControl {
+  readonly control: VersionControl;
+  /** The job answering `tradebot reload|promote|rollback` (wall clock, every second) and publishing the status. */
+  readonly job: JobDefinition;
+  /** Before each candle (replicas): a version promoted elsewhere is applied first. */
+  readonly beforeCandle: (() => Promise<void>) | undefined;
+  /** Starts the shadows the start-up found (modules on disk that differ from the promoted version). */
+  startShadows(): Promise<void>;
+}
+
+/** The version controller and what feeds it; `events` is handed to the VersionedHost. */
+export function versionEvents(m: Metrics, onClean: (strategy: string, clean: number) => void, onChange: () => void): VersionedHostEvents {
+  const shown = new Map<string, { live: string; shadow: string | undefined }>();
+  return {
+    onRoles: (e) => {
+      const before = shown.get(e.strategy);
+      if (before !== undefined) {
+        m.strategyVersionInfo.remove({ strategy: e.strategy, version: before.live, role: 'live' });
+        if (before.shadow !== undefined) m.strategyVersionInfo.remove({ strategy: e.strategy, version: before.shadow, role: 'shadow' });
+      }
+      m.strategyVersionInfo.set({ strategy: e.strategy, version: e.live, role: 'live' }, 1);
+      if (e.shadow !== undefined) m.strategyVersionInfo.set({ strategy: e.strategy, version: e.shadow, role: 'shadow' }, 1);
+      shown.set(e.strategy, { live: e.live, shadow: e.shadow });
+      onChange();
+    },
+    onCompared: (e) => {
+      m.strategyShadowCandles.inc({ strategy: e.strategy });
+      for (const d of e.divergences) m.strategyShadowDivergences.inc({ strategy: e.strategy, divergence: d.kind });
+      onClean(e.strategy, e.summary.cleanCandles);
+      onChange();
+    },
+  };
+}
+
+export function wireVersionControl(i: ControlInput): WiredControl {
+  const configFile = i.configFile;
+  const store = i.prepared.store;
+  const control = new VersionControl({
+    host: i.host, store, config: i.config, stateDir: i.prepared.stateDir, log: i.log, nowMs: () => i.wallClock.nowMs(),
+    readConfig: () => {
+      if (configFile === undefined) throw new Error('the daemon was started without a config file: nothing to re-read');
+      return loadConfig(configFile, i.env);
+    },
+    strategyDir: (config) => path.resolve(i.baseDir, config.strategies.dir),
+    describe: async (config, dir): Promise<Described> => {
+      const d = await describeStrategiesIn(config, dir);
+      return { strategies: d.strategies.map(withVersion), errors: d.errors };
+    },
+    configFor: (config, name) => strategyConfigs(config)[name] ?? {},
+    wantMarkets: i.wantMarkets,
+    onAction: (strategy, action) => i.metrics.strategyVersionChanges.inc({ strategy, action }),
+  });
+  return {
+    control,
+    job: {
+      name: 'strategy-control', schedule: { kind: 'every', everyMs: 1000 },
+      run: async () => {
+        for (const request of await store.takeRequests()) {
+          i.log.info({ request }, 'strategy request received');
+          const { elsewhere, ...reply } = await control.handle(request);
+          // Replicas share the request list: a promote/rollback this daemon has nothing for goes
+          // back for another replica (the one that reloaded), for a few seconds.
+          if (elsewhere === true && i.replicated && i.wallClock.nowMs() - request.atMs < HANDOFF_MS) await store.putRequest(request);
+          else await store.putReply(reply);
+        }
+      },
+    },
+    beforeCandle: i.replicated ? () => control.sync() : undefined,
+    startShadows: async () => {
+      for (const v of i.prepared.shadowsAtStart) {
+        const why = await i.host.stage(v);
+        if (why === undefined) i.log.warn({ strategy: v.strategy.name, shadow: v.strategy.version }, 'module on disk started as a shadow of the promoted version');
+        else i.log.error({ strategy: v.strategy.name, version: v.strategy.version, reason: why }, 'module on disk did not start as a shadow');
+      }
+    },
+  };
+}
+
+/** The status `tradebot shadow` reads, written at most once a second (wall clock). */
+export function statusPublisher(host: () => VersionedHost | undefined, store: StrategyControlStore, clock: Clock, log: Logger): () => void {
+  let lastMs = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const write = (): void => {
+    timer = undefined;
+    lastMs = clock.nowMs();
+    const h = host();
+    if (h === undefined) return;
+    store.writeStatus(JSON.stringify({ atMs: lastMs, strategies: h.status() })).catch((err: unknown) => log.warn({ err }, 'strategy version status not written'));
+  };
+  return () => {
+    if (timer !== undefined) return;
+    const wait = Math.max(0, 1000 - (clock.nowMs() - lastMs));
+    timer = setTimeout(write, wait);
+    timer.unref();
+  };
+}

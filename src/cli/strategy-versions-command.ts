@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { accountKeys, openAccountStore } from '../app/account-store';
+import { controlStore, strategyStateDir } from '../app/strategy-versions-wiring';
+import { loadConfig, type FrozenConfig } from '../config/load';
+import { ConfigError } from '../domain/errors';
+import type { ControlCommand, ControlReply, StrategyControlStore } from '../strategy-control/control-store';
+import type { VersionStatus } from '../strategy/versions/versioned-host';
+import { formatError } from './api-command';
+import { defaultConfigFile } from './run-command';
+
+interface Options {
+  config?: string;
+  strategy?: string;
+  pid?: string;
+  timeout?: string;
+  json?: boolean;
+}
+
+/**
+ * `tradebot reload [--strategy NAME] | promote NAME | rollback NAME | shadow [NAME]` on a running
+ * daemon (docs/strategies.md "Changing a running strategy"). The request goes where the daemon
+ * reads it every second: its Redis (the account's control keys), or without Redis the files under
+ * `strategies.stateDir`; the command waits for the daemon's answer and exits 1 on a refusal.
+ * `reload --pid P` sends the daemon SIGHUP instead (the answer is in its log).
+ */
+export function registerStrategyVersionCommands(program: Command): void {
+  const common = (c: Command): Command => c
+    .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
+    .option('--timeout <seconds>', 'how long to wait for the daemon\'s answer', '60');
+  common(program.command('reload').description('re-read the config and strategy modules: a changed strategy starts as a shadow'))
+    .option('--strategy <name>', 'only this strategy')
+    .option('--pid <pid>', 'send this daemon process SIGHUP instead (the outcome is in its log)')
+    .action(async (opts: Options) => run(() => request('reload', opts.strategy, opts)));
+  common(program.command('promote <name>').description('make the shadow version of a strategy live (between two candles)'))
+    .action(async (name: string, opts: Options) => run(() => request('promote', name, opts)));
+  common(program.command('rollback <name>').description('return a strategy to the version live before'))
+    .action(async (name: string, opts: Options) => run(() => request('rollback', name, opts)));
+  program.command('shadow [name]').description('live and shadow versions, and candle by candle where they differ')
+    .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
+    .option('--json', 'print the status as JSON')
+    .action(async (name: string | undefined, opts: Options) => run(() => shadow(name, opts)));
+}
+
+async function run(job: () => Promise<{ ok: boolean; text: string }>): Promise<void> {
+  try {
+    const r = await job();
+    process.stdout.write(`${r.text}\n`);
+    if (!r.ok) process.exitCode = 1;
+  } catch (err) {
+    process.stderr.write(formatError(err));
+    process.exitCode = 1;
+  }
+}
+
+async function withStore<T>(opts: Options, job: (store: StrategyControlStore) => Promise<T>): Promise<T> {
+  const env = process.env;
+  const config: FrozenConfig = loadConfig(opts.config ?? defaultConfigFile(env), env);
+  if (config.redis.url === undefined) return job(controlStore(strategyStateDir(config, process.cwd()), undefined, accountKeys(config, env)));
+  const opened = await openAccountStore(config, env, 'tradebot reload|promote|rollback|shadow');
+  try {
+    return await job(controlStore('', opened.redis, opened.keys));
+  } finally {
+    await opened.close();
+  }
+}
+
+async function request(command: ControlCommand, strategy: string | undefined, opts: Options): Promise<{ ok: boolean; text: string }> {
+  if (opts.pid !== undefined) {
+    const pid = Number(opts.pid);
+    if (!Number.isInteger(pid) || pid <= 0) throw new ConfigError(`--pid must be a process id, got ${opts.pid}`, { path: 'pid' });
+    if (strategy !== undefined) throw new ConfigError('--pid reloads every strategy (SIGHUP); drop --strategy or --pid', { path: 'pid' });
+    process.kill(pid, 'SIGHUP');
+    return { ok: true, text: `sent SIGHUP to ${pid}: the daemon reloads its config and strategy modules (the outcome is in its log)` };
+  }
+  const timeoutMs = Number(opts.timeout ?? '60') * 1000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`--timeout must be a positive number of seconds, got ${opts.timeout}`, { path: 'timeout' });
+  return withStore(opts, async (store) => {
+    const id = `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+    await store.putRequest({ id, command, strategy, atMs: Date.now() });
+    const reply = await waitForReply(store, id, timeoutMs);
+    if (reply === undefined) return { ok: false, text: `no answer from the daemon within ${timeoutMs / 1000} s (is it running with this config? the request stays queued)` };
+    return { ok: reply.ok, text: reply.message };
+  });
+}
+
+async function waitForReply(store: StrategyControlStore, id: string, timeoutMs: number): Promise<ControlReply | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const reply = await store.readReply(id);
+    if (reply !== undefined) return reply;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return undefined;
+}
+
+async function shadow(name: string | undefined, opts: Options): Promise<{ ok: boolean; text: string }> {
+  return withStore(opts, async (store) => {
+    const text = await store.readStatus();
+    if (text === undefined) return { ok: false, text: 'no status written yet: is the daemon running with this config?' };
+    const status = JSON.parse(text) as { atMs: number; strategies: VersionStatus[] };
+    const rows = status.strategies.filter((s) => name === undefined || s.strategy === name);
+    if (name !== undefined && rows.length === 0) return { ok: false, text: `unknown strategy ${name} (running: ${status.strategies.map((s) => s.strategy).join(', ')})` };
+    if (opts.json === true) return { ok: true, text: JSON.stringify({ atMs: status.atMs, strategies: rows }, null, 2) };
+    return { ok: true, text: [`as of ${new Date(status.atMs).toISOString()}`, ...rows.flatMap(formatStatus)].join('\n') };
+  });
+}
+
+export function formatStatus(s: VersionStatus): string[] {
+  const lines = [`${s.strategy}: live ${s.live.version} params ${JSON.stringify(s.live.params)}${s.previous.length > 0 ? ` (before: ${s.previous.join(', ')})` : ''}`];
+  const sh = s.shadow;
+  if (sh === undefined) return [...lines, '  no shadow'];
+  const d = sh.summary.divergences;
+  lines.push(`  shadow ${sh.version} params ${JSON.stringify(sh.params)}: ${sh.summary.candles} candles compared, ${sh.summary.cleanCandles} clean in a row, ${sh.summary.divergentCandles} divergent (only live ${d.only_live}, only shadow ${d.only_shadow}, different ${d.different})`);
+  for (const c of sh.summary.recent) {
+    lines.push(`  ${new Date(c.candleTime * 1000).toISOString()} ${c.market}:`);
+    for (const x of c.divergences) lines.push(`    ${x.kind.padEnd(11)} ${x.key}${x.live === undefined ? '' : ` live: ${x.live}`}${x.shadow === undefined ? '' : ` shadow: ${x.shadow}`}`);
+  }
+  return lines;
+}

@@ -1,0 +1,56 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import type { DeploymentLog, RecordedCandle } from '../store/deployment-log-port';
+import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
+import type { OrderRecord, OrderStore } from '../store/order-store-port';
+import type { DriftSources } from './run-drift';
+
+/**
+ * The records of one window as a file, for a drift check in another process when the daemon keeps
+ * them in its own memory (paper without Redis): the child reads the file instead of Redis.
+ */
+export interface RecordsSnapshot {
+  readonly format: 1;
+  readonly candles: readonly RecordedCandle[];
+  readonly decisions: Awaited<ReturnType<DeploymentLog['decisions']>>;
+  readonly balances: NonNullable<Awaited<ReturnType<DeploymentLog['balancesAt']>>>[];
+  readonly runs: Awaited<ReturnType<DeploymentLog['runs']>>;
+  readonly orders: readonly OrderRecord[];
+}
+
+export interface SnapshotScope {
+  readonly from: number;
+  readonly to: number;
+  /** Seconds of candles before `from` the strategies warm up on. */
+  readonly lookbackSec: number;
+  readonly subscriptions: readonly { readonly market: string; readonly interval: import('../domain/candle').Interval }[];
+  readonly strategies: readonly string[];
+}
+
+export async function writeRecordsSnapshot(file: string, log: DeploymentLog, journal: Pick<OrderStore, 'listByStrategy'>, scope: SnapshotScope): Promise<void> {
+  const candles: RecordedCandle[] = [];
+  for (const s of scope.subscriptions) candles.push(...(await log.candles(s.market, s.interval, scope.from - scope.lookbackSec, scope.to)));
+  const balances = await log.balancesAt(scope.from * 1000);
+  const orders: OrderRecord[] = [];
+  for (const name of scope.strategies) orders.push(...(await journal.listByStrategy(name, 100_000)).filter((r) => r.candleTime >= scope.from && r.candleTime < scope.to));
+  const snapshot: RecordsSnapshot = {
+    format: 1, candles, decisions: await log.decisions(scope.from, scope.to), balances: balances === undefined ? [] : [balances],
+    runs: await log.runs(scope.from * 1000, scope.to * 1000), orders,
+  };
+  await writeFile(file, JSON.stringify(snapshot), { mode: 0o600 });
+}
+
+/** The snapshot as the drift check's sources (an in-memory log with the same rules, and a journal reader). */
+export async function readRecordsSnapshot(file: string): Promise<DriftSources> {
+  const s = JSON.parse(await readFile(file, 'utf8')) as RecordsSnapshot;
+  if (s.format !== 1) throw new Error(`${file}: not a drift records snapshot (format ${String(s.format)})`);
+  const log = new InMemoryDeploymentLog({ retentionSec: Number.MAX_SAFE_INTEGER / 2000, maxEntries: Number.MAX_SAFE_INTEGER });
+  for (const c of s.candles) await log.recordCandle(c);
+  for (const d of s.decisions) await log.recordDecision(d);
+  for (const b of s.balances) await log.recordBalances(b);
+  for (const r of s.runs) {
+    await log.markRun({ runId: r.runId, event: 'start', marketMs: r.startedMarketMs, atMs: r.startedAtMs });
+    await log.markRun({ runId: r.runId, event: 'heartbeat', marketMs: r.lastSeenMarketMs, atMs: r.lastSeenAtMs });
+    if (r.stoppedMarketMs !== undefined) await log.markRun({ runId: r.runId, event: 'stop', marketMs: r.stoppedMarketMs, atMs: r.lastSeenAtMs });
+  }
+  return { log, journal: { listByStrategy: async (strategy) => s.orders.filter((o) => o.strategy === strategy) } };
+}

@@ -1,0 +1,52 @@
+import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig, type LogLine } from '../app/daemon-process';
+
+/**
+ * `npm start`'s setting: paper mode with the embedded simulator and no Redis (records in the daemon's
+ * memory). The periodic drift check still runs in a child process: the daemon writes the window's
+ * records to a file the child reads (`tradebot drift --records`), and the report reaches /metrics.
+ */
+jest.setTimeout(120_000);
+
+let running: DaemonProcess | undefined;
+beforeAll(() => requireBuild());
+afterEach(async () => { await running?.kill(); });
+
+test('paper without Redis: the periodic drift check runs in a child process and its report is on /metrics', async () => {
+  const base = paperConfig();
+  const cfg = writeConfig({
+    ...base,
+    // threads: a worktree's symlinked node_modules is outside a process guest's permitted paths
+    strategies: { ...(base['strategies'] as Record<string, unknown>), guestIsolation: 'thread' },
+    // speed 600: a market minute is 0.1 s; a check every 30 market minutes over the last 20.
+    drift: { intervalMinutes: 30, windowMinutes: 20 },
+  });
+  try {
+    running = new DaemonProcess(['run', '--config', cfg.file], {});
+    const port = Number((await running.waitForLine((l: LogLine) => l.msg === 'metrics server listening', 30_000))['port']);
+    const done = await running.waitForLine((l) => l.msg === 'drift check done', 60_000, 'a periodic drift check');
+    console.log(`periodic drift check without Redis: ${JSON.stringify(done)}`);
+    expect(done['to']).toBeGreaterThan(Number(done['from']));
+    expect(done['unexplained']).toBe(0);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/^tradebot_drift_checks_total\{verdict="(ok|drift)"\} [1-9]/m);
+    expect(metrics).toMatch(/^tradebot_drift_matched\{strategy="churn"\} [1-9]/m);
+    expect(metrics).toMatch(/^tradebot_drift_last_check_timestamp_seconds [1-9]/m);
+    expect(running.count((l) => l.msg === 'drift check failed')).toBe(0);
+    running.signal('SIGTERM');
+    expect((await running.exit()).code).toBe(0);
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('tradebot drift refuses unknown flags, stray arguments and bad values, naming them', () => {
+  const env = { TRADEBOT_CONFIG: 'config/paper.yaml' };
+  const unknown = runCli(['drift', '--from', '1', '--to', '2', '--bogus'], env);
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain("unknown option '--bogus'");
+  expect(runCli(['drift', '--from', '1', '--to', '2', 'extra'], env).stderr).toContain('too many arguments');
+  const bad = runCli(['drift', '--from', '1', '--to', '2', '--max-unexplained', 'x'], env);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain('--max-unexplained must be a whole number');
+  expect(runCli(['drift', '--from', 'yesterday', '--to', '2'], env).stderr).toContain('--from: "yesterday" is neither Unix seconds nor an ISO date');
+});
