@@ -19,6 +19,7 @@ function money(value: Decimal | string | undefined, field: string): string | und
   // A Decimal of ours already prints in normal form: checked (plain, not negative) without the
   // parse-and-print round trip, which cost one Decimal per money field of every journal write.
   if (value instanceof Decimal) return checkedDecimalText(value, field);
+  if (value === '0') return value; // most patches' money and fee: nothing traded yet
   return parseDecimal(String(value), field).toString();
 }
 
