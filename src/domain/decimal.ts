@@ -32,6 +32,22 @@ export function parseDecimal(value: unknown, field: string, opts: { allowNegativ
   return parsed;
 }
 
+/**
+ * `parseDecimal(value, field, opts).toString()` for a Decimal of this module's constructor, without
+ * building a second Decimal: toString() is already the normal form that parsing and printing it
+ * again would give, so only the checks remain (plain decimal: no NaN/Infinity/exponent; sign).
+ */
+export function checkedDecimalText(value: Decimal, field: string, opts: { allowNegative?: boolean } = {}): string {
+  const text = value.toString();
+  if (!PLAIN_DECIMAL.test(text)) {
+    throw new InvalidDecimalError(`${field}: "${text}" is not a plain decimal number`, { field, value: text });
+  }
+  if (!opts.allowNegative && value.isNegative() && !value.isZero()) {
+    throw new InvalidDecimalError(`${field}: must not be negative, got ${text}`, { field, value: text });
+  }
+  return text;
+}
+
 /** Number of digits after the point allowed by a precision like "2" (moneyPrec) -> step 0.01. */
 export function stepForPrecision(decimals: number): Decimal {
   return new Decimal(1).dividedBy(new Decimal(10).pow(decimals));

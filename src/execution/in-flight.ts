@@ -4,7 +4,9 @@
  * must not be declared "not found".
  */
 export class InFlight {
-  private readonly running = new Map<symbol, { ids: readonly string[]; done: Promise<unknown> }>();
+  /** By a number of this process's own (a Symbol per call cost more: every order and cancel is tracked). */
+  private readonly running = new Map<number, { ids: readonly string[]; done: Promise<unknown> }>();
+  private nextKey = 0;
   private readonly ids = new Map<string, number>();
 
   get size(): number {
@@ -17,7 +19,7 @@ export class InFlight {
 
   /** Runs `work` tracked under `ids` until it settles (either way). */
   async track<T>(ids: readonly string[], work: () => Promise<T>): Promise<T> {
-    const key = Symbol('in-flight');
+    const key = this.nextKey++;
     for (const id of ids) this.ids.set(id, (this.ids.get(id) ?? 0) + 1);
     const done = work();
     this.running.set(key, { ids, done });

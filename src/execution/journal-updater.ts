@@ -28,7 +28,9 @@ export async function applyReport(
   if (target === undefined) return { record, changed: false };
   // Filled amounts only grow: a report showing less is older than the journal (a late stream push,
   // a snapshot taken before a push that was already applied). Applying it would undo a fill.
-  if (report.dealStock.lessThan(record.filledAmount)) return { record, changed: false };
+  // (The same text is the same amount: no Decimal parsed from the journal's string for a resting
+  // order that traded nothing new, the common case of every settlement.)
+  if (filledAmount !== record.filledAmount && report.dealStock.lessThan(record.filledAmount)) return { record, changed: false };
   const patch: { -readonly [K in keyof OrderPatch]: OrderPatch[K] } = {};
   if (record.orderId !== report.orderId) patch.orderId = report.orderId;
   if (ocoId !== undefined && record.ocoId !== ocoId) patch.ocoId = ocoId;

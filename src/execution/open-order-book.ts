@@ -86,7 +86,24 @@ export class OpenOrderBook {
   }
 }
 
+/**
+ * Views by record object. A journal record is never changed in place (every write makes a new one),
+ * so its view stays right for as long as the object lives; the in-memory journal hands out the same
+ * objects on every listLive, so a backtest's refresh after each batch does not parse every resting
+ * order's prices again. Weak: records dropped by the journal (or Redis's fresh ones) take theirs along.
+ */
+const views = new WeakMap<OrderRecord, OpenOrderView>();
+
 function toView(r: OrderRecord): OpenOrderView {
+  let view = views.get(r);
+  if (view === undefined) {
+    view = buildView(r);
+    views.set(r, view);
+  }
+  return view;
+}
+
+function buildView(r: OrderRecord): OpenOrderView {
   const amount = new Decimal(r.amount).minus(r.filledAmount);
   return {
     // An OCO's view is named by the id sent to the exchange (its stop-loss leg's), whichever leg carries it.

@@ -10,12 +10,14 @@ interface Told {
   readonly amount: Decimal;
   readonly money: Decimal;
   readonly fee: Decimal;
+  /** The record's filledAmount text `amount` was built from. */
+  readonly amountText: string;
 }
 
 /** Records remembered for fill deltas; the oldest are forgotten first. */
 const MAX_TOLD = 20_000;
 const ZERO = new Decimal(0);
-const NOTHING: Told = { amount: ZERO, money: ZERO, fee: ZERO };
+const NOTHING: Told = { amount: ZERO, money: ZERO, fee: ZERO, amountText: '0' };
 
 /**
  * The daemon's side of ctx.events and ctx.position: execution events -> OrderFeedback. A fill,
@@ -92,7 +94,10 @@ export class OrderFeedbackRecorder implements ExecutionEvents {
 
   private fillDelta(r: OrderRecord, tell: boolean): void {
     const before = this.told.get(r.clientOrderId) ?? NOTHING;
-    const now: Told = { amount: new Decimal(r.filledAmount), money: new Decimal(r.filledMoney), fee: new Decimal(r.fee) };
+    // The same text as last time is the same amount: nothing new (most events: placed, cancelled
+    // unfilled, triggered), and no Decimal built to find that out.
+    if (r.filledAmount === before.amountText) return;
+    const now: Told = { amount: new Decimal(r.filledAmount), money: new Decimal(r.filledMoney), fee: new Decimal(r.fee), amountText: r.filledAmount };
     const amount = now.amount.minus(before.amount);
     if (!amount.greaterThan(0)) return;
     if (this.told.size >= MAX_TOLD && !this.told.has(r.clientOrderId)) this.told.delete(this.told.keys().next().value as string);

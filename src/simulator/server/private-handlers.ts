@@ -33,7 +33,9 @@ type Handler = (ctx: PrivateContext) => unknown;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-const dec = (v: unknown): Decimal => new Decimal(String(v));
+// A Decimal (the in-process transport's request) is taken as is: immutable, and parsing its own
+// text again gives the same value. Text (the HTTP server's request) is parsed.
+const dec = (v: unknown): Decimal => (v instanceof Decimal ? v : new Decimal(String(v)));
 const side = (v: unknown): 'buy' | 'sell' => (v === 'buy' ? 'buy' : 'sell');
 const page = <T>(rows: readonly T[], p: Readonly<Record<string, unknown>>, defaultLimit: number): T[] => {
   const offset = num(p['offset']) ?? 0;
