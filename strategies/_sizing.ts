@@ -22,17 +22,17 @@ export function roundPrice(price: Decimal, info: MarketInfo | undefined): Decima
   return price.toDecimalPlaces(info?.moneyPrec ?? 2, Decimal.ROUND_HALF_UP);
 }
 
-/** Available balance of the market's stock currency, or undefined when balances are unknown. */
-export function stockAvailable(ctx: StrategyContext<unknown, unknown>): Decimal | undefined {
-  const stock = ctx.marketInfo?.stock ?? ctx.market.split('_')[0] ?? '';
-  return ctx.balances[stock]?.available;
+/**
+ * How much of the market's stock THIS strategy holds: its position from its own fills (ctx.position),
+ * never the account's balance, which other strategies (and the operator) move too. On an account
+ * shared by strategies, another one's purchase must not look like our entry filling, and our exit
+ * must not sell what another one bought.
+ */
+export function heldStock(ctx: StrategyContext<unknown, unknown>): Decimal {
+  return ctx.position.amount;
 }
 
-/**
- * Did an order we placed fill (rather than get canceled)? When balances are known, holding at
- * least 99 % of the amount says yes; when they are not (unit tests, some backtests), assume filled.
- */
+/** Did an order we placed fill (rather than get canceled)? Holding at least 99 % of its amount says yes. */
 export function looksFilled(ctx: StrategyContext<unknown, unknown>, amount: Decimal): boolean {
-  const held = stockAvailable(ctx);
-  return held === undefined || held.greaterThanOrEqualTo(amount.times('0.99'));
+  return heldStock(ctx).greaterThanOrEqualTo(amount.times('0.99'));
 }

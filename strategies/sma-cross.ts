@@ -12,7 +12,7 @@
  * second entry while one is open or held. Deterministic: the same candles give the same intents.
  */
 import { Decimal, defineStrategy, z, type Intent } from 'tradebot/strategy';
-import { amountForNotional, decimalText, ratio, roundPrice, stockAvailable } from './_sizing';
+import { amountForNotional, decimalText, heldStock, ratio, roundPrice } from './_sizing';
 
 const FILLED_SHARE = new Decimal('0.99');
 
@@ -88,10 +88,10 @@ export default defineStrategy({
     const entered = s.entryAmount;
     s.entryAmount = undefined;
     if (entered === undefined || openBuys.length > 0 || openSells.length > 0) return out;
-    // As _sizing's looksFilled (holding >= 99 % of the entry, or balances unknown), with the share built once.
-    const held = stockAvailable(ctx);
-    if (held !== undefined && held.lessThan(entered.times(FILLED_SHARE))) return out;
-    const amount = held === undefined || held.greaterThan(entered) ? entered : held;
+    // As _sizing's looksFilled (this strategy holds >= 99 % of the entry), with the share built once.
+    const held = heldStock(ctx);
+    if (held.lessThan(entered.times(FILLED_SHARE))) return out;
+    const amount = held.greaterThan(entered) ? entered : held;
     const activation = roundPrice(candle.close.times(s.exitRatio), marketInfo);
     out.push({
       kind: 'stop_limit', market: ctx.market, side: 'sell', amount, activationPrice: activation,

@@ -26,15 +26,26 @@ export interface SnapshotScope {
   readonly strategies: readonly string[];
 }
 
+/**
+ * Everything the check may read: from `from - lookbackSec` on (the replay may start at the run's first
+ * candle or the strategy's last flat moment before `from`, and warms up before that), so candles,
+ * orders, balance snapshots and runs of that whole stretch.
+ */
 export async function writeRecordsSnapshot(file: string, log: DeploymentLog, journal: Pick<OrderStore, 'listByStrategy'>, scope: SnapshotScope): Promise<void> {
+  const since = scope.from - scope.lookbackSec;
   const candles: RecordedCandle[] = [];
-  for (const s of scope.subscriptions) candles.push(...(await log.candles(s.market, s.interval, scope.from - scope.lookbackSec, scope.to)));
-  const balances = await log.balancesAt(scope.from * 1000);
+  for (const s of scope.subscriptions) candles.push(...(await log.candles(s.market, s.interval, since, scope.to)));
+  const balances = new Map<number, NonNullable<Awaited<ReturnType<DeploymentLog['balancesAt']>>>>();
+  for (const time of new Set([...candles.map((c) => c.time), scope.from])) {
+    if (time > scope.from) continue;
+    const b = await log.balancesAt(time * 1000);
+    if (b !== undefined) balances.set(b.marketMs, b);
+  }
   const orders: OrderRecord[] = [];
-  for (const name of scope.strategies) orders.push(...(await journal.listByStrategy(name, 100_000)).filter((r) => r.candleTime >= scope.from && r.candleTime < scope.to));
+  for (const name of scope.strategies) orders.push(...(await journal.listByStrategy(name, 100_000)).filter((r) => r.candleTime >= since && r.candleTime < scope.to));
   const snapshot: RecordsSnapshot = {
-    format: 1, candles, decisions: await log.decisions(scope.from, scope.to), balances: balances === undefined ? [] : [balances],
-    runs: await log.runs(scope.from * 1000, scope.to * 1000), orders,
+    format: 1, candles, decisions: await log.decisions(since, scope.to), balances: [...balances.values()],
+    runs: await log.runs(since * 1000, scope.to * 1000), orders,
   };
   await writeFile(file, JSON.stringify(snapshot), { mode: 0o600 });
 }

@@ -129,9 +129,14 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     // before `from`, the strategy held no position and had nothing open (flat-anchor.ts). Differences
     // before `from` only give causes to the ones inside the window; they are not reported.
     const earliest = Math.max(...markets.map((m) => recorded.get(m)?.[0]?.time ?? Infinity));
+    // Best is the start of the run alive at `from` when the strategy was flat then: the live guest's
+    // own memory began there too. Otherwise the last flat moment, whose memory the replay only warms.
+    const ended = (r: OrderRecord): number | undefined => endedAt(r, toMarketBack);
+    const firstTraded = alive === undefined ? undefined : firstLiveCandle(markets.map((m) => recorded.get(m) ?? []), alive.startedMarketMs, step, spec.from);
     const anchor = spec.balances !== undefined
       ? spec.from
-      : (flatAnchor(all, spec.from, Math.max(lookback, earliest + warmup), (r) => endedAt(r, toMarketBack)) ?? spec.from);
+      : ((firstTraded === undefined ? undefined : flatAnchor(all, firstTraded, firstTraded, ended))
+        ?? flatAnchor(all, spec.from, Math.max(lookback, earliest + warmup), ended) ?? spec.from);
     const warmFrom = Math.min(anchor, runStart) - warmup;
     candlesRecorded += markets.reduce((n, m) => n + inWindow(m).length, 0);
     const fixes = spec.venue === undefined ? [] : await correctedCandles(spec.venue, markets, s.interval, spec.from, spec.to, recorded);
@@ -206,6 +211,16 @@ function carriedState(before: readonly OrderRecord[], from: number, toMarket: (a
   });
   const parts = [...(net.isZero() ? [] : [`a position of ${net.toString()}`]), ...(open.length === 0 ? [] : [`${open.length} order(s) open at the window's start`])];
   return parts.length === 0 ? undefined : parts.join(' and ');
+}
+
+/** The first candle a run handed its strategies live (closed after the run started), at or before `from`. */
+function firstLiveCandle(perMarket: readonly (readonly RecordedCandle[])[], startedMarketMs: number, step: number, from: number): number | undefined {
+  let first: number | undefined;
+  for (const candles of perMarket) {
+    const c = candles.find((x) => x.source === 'live' && (x.time + step) * 1000 >= startedMarketMs);
+    if (c !== undefined && c.time <= from && (first === undefined || c.time < first)) first = c.time;
+  }
+  return first;
 }
 
 /** When a finished order finished, on the market clock: its last transition. */

@@ -37,6 +37,19 @@ test('paper without Redis: the periodic drift check runs in a child process and 
   }
 });
 
+test('npm start\'s own config: three example strategies sharing the account, every periodic check finds nothing unexplained', async () => {
+  // config/paper.yaml as shipped (a check every 30 market minutes over the last 60), at 120x instead of 60x.
+  running = new DaemonProcess(['run', '--config', 'config/paper.yaml'], { TRADEBOT_PAPER_SPEED: '120', TRADEBOT_METRICS_PORT: '0', TRADEBOT_LOG_LEVEL: 'info' });
+  const checks = (): LogLine[] => running!.lines.filter((l) => l.msg === 'drift check done');
+  await running.waitForLine(() => checks().length >= 2, 90_000, 'two periodic drift checks');
+  console.log(`npm start drift checks: ${checks().map((c) => `${String(c['from'])}..${String(c['to'])} unexplained ${String(c['unexplained'])} ${JSON.stringify(c['first'] ?? [])}`).join('; ')}`);
+  expect(checks().map((c) => c['unexplained'])).toEqual([0, 0]);
+  expect(running.count((l) => l.msg === 'drift check failed')).toBe(0);
+  expect(running.count((l) => l.msg === 'order filled')).toBeGreaterThan(0);
+  running.signal('SIGTERM');
+  expect((await running.exit()).code).toBe(0);
+});
+
 test('tradebot drift refuses unknown flags, stray arguments and bad values, naming them', () => {
   const env = { TRADEBOT_CONFIG: 'config/paper.yaml' };
   const unknown = runCli(['drift', '--from', '1', '--to', '2', '--bogus'], env);

@@ -5,6 +5,8 @@ import { loadStrategies } from '../../../src/strategy/strategy-loader';
 import { StrategyHost } from '../../../src/strategy/strategy-host';
 import { readCandles } from './candle-fixture';
 import { PaperBook } from './paper-book';
+import { Decimal } from '../../../src/domain/decimal';
+import { looksFilled } from '../../../strategies/_sizing';
 
 const loaded = loadStrategies(path.resolve(__dirname, '../../../strategies'));
 const candles = readCandles('btc_usdt-1h-binance-2017-2022.csv', 3000, 20_000);
@@ -76,4 +78,12 @@ test('sma-cross enters 0.1 % above the close of the golden-cross candle', () => 
 
 test('rsi-reversion exits with an OCO', () => {
   expect(run('rsi-reversion').orders.some((i) => i.kind === 'oco')).toBe(true);
+});
+
+test('on an account shared with other strategies, the examples act on their own position, not the account balance', () => {
+  // Another strategy bought 5 BTC: the balance shows it, this strategy's position does not.
+  const ctx = { position: { amount: new Decimal(0), averageEntry: undefined, unrealizedPnl: new Decimal(0) }, balances: { BTC: { available: new Decimal(5), freeze: new Decimal(0) } } };
+  expect(looksFilled(ctx as unknown as Parameters<typeof looksFilled>[0], new Decimal('0.1'))).toBe(false);
+  const held = { ...ctx, position: { ...ctx.position, amount: new Decimal('0.1') } };
+  expect(looksFilled(held as unknown as Parameters<typeof looksFilled>[0], new Decimal('0.1'))).toBe(true);
 });

@@ -7,8 +7,8 @@ import type { StrategyHostView } from '../../../src/strategy/strategy-host';
 
 /**
  * A toy order book for strategy tests (not the simulator): rests the strategies' orders and fills
- * them when a later candle crosses their trigger, so strategies see realistic open orders and
- * balances. Limit legs fill at their limit price.
+ * them when a later candle crosses their trigger, so strategies see realistic open orders,
+ * balances and their position. Limit legs fill at their limit price.
  */
 export class PaperBook {
   orders: OpenOrderView[] = [];
@@ -58,6 +58,8 @@ export class PaperBook {
     return {
       balances: () => ({ [stock]: { available: this.stock, freeze: new Decimal(0) }, [money]: { available: this.money, freeze: new Decimal(0) } }),
       openOrders: (strategy, market) => this.orders.filter((o) => o.strategy === strategy && o.market === market),
+      // One strategy per book: what it holds is the book's stock.
+      position: () => ({ amount: this.stock, averageEntry: undefined, unrealizedPnl: new Decimal(0) }),
     };
   }
 }
