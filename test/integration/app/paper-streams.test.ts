@@ -39,10 +39,6 @@ afterAll(async () => {
   for (const c of cleanups) c();
 });
 
-/** Worker-thread guests: this worktree's node_modules is a symlink that a guest process's permission model does not let it read. */
-function withThreads(config: Record<string, unknown>): Record<string, unknown> {
-  return { ...config, strategies: { ...(config['strategies'] as Record<string, unknown>), guestIsolation: 'thread' } };
-}
 
 async function metricsOf(d: DaemonProcess): Promise<string> {
   const port = d.lines.find(msg('metrics server listening'))!['port'] as number;
@@ -55,7 +51,7 @@ function value(text: string, series: RegExp): number {
 }
 
 test('npm start\'s paper mode trades with streams: the account stream is healthy and carries the fills', async () => {
-  const config = writeConfig(withThreads(paperConfig()));
+  const config = writeConfig(paperConfig());
   cleanups.push(config.cleanup);
   daemon = new DaemonProcess(['run', '--config', config.file], { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: `${PREFIX}-a` });
   await daemon.waitForLine(msg('tradebot started'), 30_000, 'start');
@@ -99,7 +95,7 @@ test('a simulator that drops every WebSocket connection every 1.5 s does not sto
     });
     sim!.once('exit', (code) => reject(new Error(`sim-exchange exited with ${code}`)));
   });
-  const config = writeConfig(withThreads(paperConfig({ paper: { exchangeUrl: url } })));
+  const config = writeConfig(paperConfig({ paper: { exchangeUrl: url } }));
   cleanups.push(config.cleanup);
   daemon = new DaemonProcess(['run', '--config', config.file], {
     TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: `${PREFIX}-b`, TRADEBOT_API_KEY: 'streams-key', TRADEBOT_API_SECRET: 'streams-secret',
