@@ -16,6 +16,7 @@ import { downtimeWindows, type DowntimeWindow } from './downtime';
 import { DRIFT_CAUSES, type DriftCause, type DriftDifference, type IntentOutcome } from './drift-types';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
 import { flatAnchor } from './flat-anchor';
+import { FINAL_STATUSES } from '../domain/order-state';
 import { liveFills, liveOutcomes, replayOutcomes, wallToMarket } from './outcomes';
 
 /** One deployed strategy as the daemon's config enables it. */
@@ -205,9 +206,8 @@ function carriedState(before: readonly OrderRecord[], from: number, toMarket: (a
   let net = new Decimal(0);
   for (const r of before) net = r.side === 'buy' ? net.plus(r.filledAmount) : net.minus(r.filledAmount);
   const open = before.filter((r) => {
-    const last = r.history[r.history.length - 1];
-    const endedMs = last === undefined ? undefined : toMarket(last.atMs);
-    return !['filled', 'canceled', 'rejected'].includes(r.status) || (endedMs !== undefined && endedMs >= from * 1000);
+    const endedMs = endedAt(r, toMarket);
+    return !FINAL_STATUSES.has(r.status) || (endedMs !== undefined && endedMs >= from * 1000);
   });
   const parts = [...(net.isZero() ? [] : [`a position of ${net.toString()}`]), ...(open.length === 0 ? [] : [`${open.length} order(s) open at the window's start`])];
   return parts.length === 0 ? undefined : parts.join(' and ');
