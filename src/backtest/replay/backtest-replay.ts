@@ -214,7 +214,10 @@ export class BacktestReplay {
         if (c !== undefined && c.time < t) t = c.time;
       }
       if (t === Number.POSITIVE_INFINITY) break;
-      for (let i = 0; i < n; i++) await this.closeGapBuckets(lanes[i] as Lane, t);
+      for (let i = 0; i < n; i++) {
+        const gap = this.closeGapBuckets(lanes[i] as Lane, t);
+        if (gap !== undefined) await gap;
+      }
       const close = t + step;
       this.clock.setMs(close * 1000);
       for (let i = 0; i < n; i++) {
@@ -242,7 +245,10 @@ export class BacktestReplay {
     const gapsMatter = lane.aggregators.some((a) => !a.isPassThrough);
     for (let i = 0; i < candles.length; i++) {
       const c = candles[i] as Candle;
-      if (gapsMatter) await this.closeGapBuckets(lane, c.time);
+      if (gapsMatter) {
+        const gap = this.closeGapBuckets(lane, c.time);
+        if (gap !== undefined) await gap;
+      }
       const close = c.time + step;
       this.clock.setMs(close * 1000);
       this.applyCandle(lane.market, c, step);
@@ -262,11 +268,21 @@ export class BacktestReplay {
     }
   }
 
-  private async closeGapBuckets(lane: Lane, t: number): Promise<void> {
-    for (const agg of lane.aggregators) {
+  /**
+   * Strategy candles a data gap left open, handed on in interval order; a promise only when one
+   * was (an await on every data candle would cost a trip through the microtask queue each).
+   */
+  private closeGapBuckets(lane: Lane, t: number): Promise<void> | undefined {
+    const aggs = lane.aggregators;
+    let chain: Promise<void> | undefined;
+    for (let i = 0; i < aggs.length; i++) {
+      const agg = aggs[i] as CandleAggregator;
       const gapClosed = agg.takeClosedBefore(t);
-      if (gapClosed !== undefined) await this.emit(lane.market, agg.interval, gapClosed.candle, gapClosed.closeTime);
+      if (gapClosed === undefined) continue;
+      const next = (): Promise<void> | undefined => this.emit(lane.market, agg.interval, gapClosed.candle, gapClosed.closeTime);
+      chain = chain === undefined ? next() : chain.then(next);
     }
+    return chain;
   }
 
   private pushToAggregators(lane: Lane, c: Candle, close: number): Promise<void> | undefined {

@@ -112,6 +112,29 @@ test('1h strategy candles built from 1m data; a bucket cut by a data gap closes 
   expect(times).toEqual([[H, H + 3600], [H + 3600, H + 7200]]);
 });
 
+test('a data gap closes the open buckets of every interval on the market, each at its own end, before the next data candle', async () => {
+  const seen: string[] = [];
+  const on = (name: string, interval: '5m' | '1h') => prepareStrategy(defineStrategy({
+    name, markets: ['BTC_USDT'], interval, warmup: 0, params: z.object({}),
+    onCandle(ctx) {
+      seen.push(`${name} ${ctx.candle.time} at ${ctx.nowMs / 1000}`);
+      return [];
+    },
+  }));
+  const H = 1_700_002_800; // hour-aligned
+  const rows: Candle[] = [];
+  // 0:00-0:06, then nothing until 2:00: the 0:05 bucket and the 0:00 hour are left open by the gap.
+  for (const m of [0, 1, 2, 3, 4, 5, 6, 120]) rows.push({ time: H + m * 60, open: d('1'), high: d('1'), low: d('1'), close: d('1'), volume: d('1'), volumeMoney: d('1') });
+  await new BacktestReplay({
+    strategies: [on('five', '5m'), on('hourly', '1h')], markets: [{ info: simMarketInfo('BTC_USDT'), candles: rows }], dataInterval: '1m', balances: {},
+  }).run();
+  expect(seen).toEqual([
+    `five ${H} at ${H + 300}`,
+    `hourly ${H} at ${H + 3600}`,
+    `five ${H + 300} at ${H + 600}`,
+  ]);
+});
+
 test('the same data and parameters give the same orders and fills twice (real candles)', async () => {
   const data = await loadBacktestData([{ market: 'BTC_USDT', file: 'test/fixtures/backtest/btc_usdt-1m-binance-2021-09-29.csv' }]);
   const run = async () => {
