@@ -8,6 +8,7 @@ import { loadNamedStrategy, type StrategyCache } from '../src/backtest/run-backt
 import { simMarketInfo } from '../src/simulator/sim-markets';
 import type { BenchRow } from './bench-types';
 import { buildYear } from './backtest.bench';
+import { innermost, isGc, onStack, stagesOf, type CpuProfile, type StageRule } from './profile-stages';
 
 /**
  * Where the engine's time goes with many orders (issue #23: "show where each remaining millisecond
@@ -23,8 +24,8 @@ import { buildYear } from './backtest.bench';
 const ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}dist${path.sep}`) ? '../..' : '..');
 const SAMPLE_US = 100;
 
-/** Stages by the files that do their work, innermost first wins (a file names one job). */
-const STAGES: readonly (readonly [string, RegExp])[] = [
+/** Stages by the files that do their work: the innermost frame from one of them wins (a file names one job). */
+const FILE_STAGES: readonly (readonly [string, RegExp])[] = [
   ['strategy: closes as numbers (as the floor)', /src\/strategy\/candle-series\.js$/],
   ['strategy: onCandle (signals, order arithmetic)', /strategies\/[^/]+\.ts$/],
   ['strategy host: context, intent checks', /src\/strategy\/(strategy-host|intent-validation|strategy-context|indicators)\.js$/],
@@ -40,59 +41,19 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
   ['executor: submit/cancel flow', /src\/execution\/[^/]+\.js$/],
   ['replay loop, aggregation', /src\/backtest\/replay\/[^/]+\.js$/],
 ];
-const CANDLE_WALK = 'engine: candle walk (triggers, fills)';
-const GC = 'garbage collector';
-const ASYNC = 'promise plumbing (microtasks)';
-const OTHER = 'other';
+const ANY_STAGE_FILE = new RegExp(FILE_STAGES.map(([, re]) => re.source).join('|'));
+const REPLAY_FILE = /backtest-replay\.js$/;
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+const RULES: readonly StageRule[] = [
+  ['garbage collector', isGc],
+  // Whatever the engine does inside a data candle is the walk, including the fills' bookkeeping it triggers synchronously.
+  ['engine: candle walk (triggers, fills)', (stack) => onStack(stack, 'applyCandle', REPLAY_FILE)],
+  ...FILE_STAGES.map(([name, re]): StageRule => [name, (stack) => re.test(innermost(stack, ANY_STAGE_FILE)?.url ?? '')]),
+  ['promise plumbing (microtasks)', (stack) => onStack(stack, 'runMicrotasks') || onStack(stack, 'processTicksAndRejections')],
+];
 
 function post<T>(session: Session, method: string, params?: Record<string, unknown>): Promise<T> {
   return new Promise((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result as T))));
-}
-
-/** Microseconds per stage of one profile. */
-export function stagesOf(profile: Profile): Map<string, number> {
-  const byId = new Map<number, ProfileNode>();
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) {
-    byId.set(n.id, n);
-    for (const c of n.children ?? []) parent.set(c, n.id);
-  }
-  const stageOfNode = new Map<number, string>();
-  const classify = (id: number): string => {
-    const known = stageOfNode.get(id);
-    if (known !== undefined) return known;
-    let stage: string | undefined;
-    let walked = false;
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const f = (byId.get(cur) as ProfileNode).callFrame;
-      if (f.functionName === '(garbage collector)') { stage = GC; break; }
-      if (f.functionName === 'applyCandle' && /backtest-replay\.js$/.test(f.url)) { walked = true; break; }
-      if (stage === undefined) stage = STAGES.find(([, re]) => re.test(f.url))?.[0];
-    }
-    // Whatever the engine does inside a data candle is the walk, including the fills' journal work it triggers synchronously.
-    const result = walked ? CANDLE_WALK : stage ?? (isAsync(byId, parent, id) ? ASYNC : OTHER);
-    stageOfNode.set(id, result);
-    return result;
-  };
-  const out = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    // The first delta runs from Profiler.start to the first sample, inside the inspector's own call.
-    if (i === 0) return;
-    const stage = classify(id);
-    out.set(stage, (out.get(stage) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
-  return out;
-}
-
-function isAsync(byId: Map<number, ProfileNode>, parent: Map<number, number>, id: number): boolean {
-  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-    const name = (byId.get(cur) as ProfileNode).callFrame.functionName;
-    if (name === 'runMicrotasks' || name === 'processTicksAndRejections') return true;
-  }
-  return false;
 }
 
 async function replayOnce(candles: readonly Candle[], params: Record<string, unknown>, cache: StrategyCache): Promise<{ seconds: number; intents: number; fills: number }> {
@@ -116,8 +77,8 @@ async function breakdown(session: Session, candles: readonly Candle[], params: R
   const plain = await replayOnce(candles, params, cache);
   await post(session, 'Profiler.start');
   await replayOnce(candles, params, cache);
-  const { profile } = await post<{ profile: Profile }>(session, 'Profiler.stop');
-  const stages = stagesOf(profile);
+  const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
+  const stages = stagesOf(profile, RULES, 'other');
   let profiledUs = 0;
   for (const us of stages.values()) profiledUs += us;
   return { stages, profiledUs, ...plain };
