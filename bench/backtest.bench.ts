@@ -8,6 +8,7 @@ import { BacktestReplay } from '../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy, type StrategyCache } from '../src/backtest/run-backtest';
 import { simMarketInfo } from '../src/simulator/sim-markets';
 import { decimalToNumber } from '../src/strategy/candle-series';
+import { CandleColumns } from '../src/market-data/csv-columns';
 import type { BenchRow } from './bench-types';
 
 /**
@@ -19,7 +20,8 @@ import type { BenchRow } from './bench-types';
  * timestamps (Decimal objects shared between repeats); the CSV is parsed once, outside the timing.
  * Goals: >= 1,000,000 candles/s end to end, within 2x of the floor. Floor and pipeline alternate in
  * each round (the machine is shared: both see the same load); the strategy module is transpiled once
- * and re-prepared for every run, as a sweep worker does.
+ * and re-prepared for every run, as a sweep worker does. One row runs the same year from CSV columns
+ * (as the CLI and sweeps read a file), against the same floor.
  */
 const YEAR = 525_600;
 const ROUNDS = 3;
@@ -81,18 +83,23 @@ export async function run(): Promise<BenchRow[]> {
   const { candles, source } = await buildYear();
   const rows: BenchRow[] = [];
   const cache: StrategyCache = new Map();
-  for (const [label, params] of [
-    ['defaults 10/30', {}],
-    ['50/200', { fast: 50, slow: 200 }],
+  // The same year as the CLI and sweeps hold it (CSV columns, Decimals built only when read).
+  const columns = new CandleColumns(candles.length);
+  for (const c of candles) columns.push(c.time, decimalToNumber(c.open), decimalToNumber(c.high), decimalToNumber(c.low), decimalToNumber(c.close), decimalToNumber(c.volume));
+  const columnCandles = columns.candles();
+  for (const [label, params, input] of [
+    ['defaults 10/30', {}, candles],
+    ['defaults 10/30, candles from CSV columns as the CLI reads them', {}, columnCandles],
+    ['50/200', { fast: 50, slow: 200 }, candles],
     // The same signals, sized to zero: no order is ever placed, so this is the pipeline's own cost.
-    ['10/30 signals only, no orders', { quoteAmount: '0' }],
+    ['10/30 signals only, no orders', { quoteAmount: '0' }, candles],
   ] as const) {
     const floors: number[] = [];
     const ends: number[] = [];
     let last = { rate: 0, orders: 0, fills: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       floors.push(floorRun(candles));
-      last = await backtestRun(candles, params, cache);
+      last = await backtestRun(input, params, cache);
       ends.push(last.rate);
     }
     const floor = Math.max(...floors);

@@ -1,5 +1,6 @@
 import type { Candle } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
+import { CLOSE, ColumnCandle, HIGH, LOW, OPEN, VOLUME } from '../market-data/csv-columns';
 
 /**
  * The bounded window of closed candles a strategy sees, oldest first. A ring buffer: pushing a
@@ -66,12 +67,6 @@ export function decimalToNumber(value: Decimal): number {
   const abs = exp >= 0 ? mantissa * (POW10[exp] as number) : mantissa / (POW10[-exp] as number);
   return raw.s < 0 ? -abs : abs;
 }
-
-const OPEN = 0;
-const HIGH = 1;
-const LOW = 2;
-const CLOSE = 3;
-const VOLUME = 4;
 
 function fieldOf(c: Candle, field: number): Decimal {
   switch (field) {
@@ -170,7 +165,9 @@ export class CandleRing implements CandleSeries {
     const column = this.columns[field] as Float64Array;
     for (let seq = from; seq < this.pushed; seq++) {
       const slot = seq % this.capacity;
-      column[slot] = decimalToNumber(fieldOf(this.candles[slot] as Candle, field));
+      const candle = this.candles[slot] as Candle;
+      // A candle read from CSV columns holds the exact double already: no Decimal built to convert back.
+      column[slot] = candle instanceof ColumnCandle ? candle.value(field) : decimalToNumber(fieldOf(candle, field));
     }
     this.converted[field] = this.pushed;
   }

@@ -2,6 +2,7 @@ import { SMA, EMA, RSI } from 'technicalindicators';
 import { Sma, Ema, Rsi, Highest, Lowest, Cross } from '../../../src/strategy/indicators';
 import { CandleRing, decimalToNumber } from '../../../src/strategy/candle-series';
 import { Decimal } from '../../../src/domain/decimal';
+import { CandleColumns } from '../../../src/market-data/csv-columns';
 import { readCandles } from './candle-fixture';
 
 const candles = readCandles('btc_usdt-1h-binance-2017-2022.csv', 600);
@@ -74,5 +75,17 @@ describe('CandleRing and decimalToNumber', () => {
     expect(() => ring.at(-4)).toThrow(RangeError);
     ring.push(candles[5]!);
     expect(ring.closes()).toEqual(closes.slice(3, 6));
+  });
+  test('candles read from CSV columns give the same numbers as the same candles as Decimals', () => {
+    const columns = new CandleColumns();
+    for (const c of candles) columns.push(c.time, ...([c.open, c.high, c.low, c.close, c.volume].map((d) => Number(d.toString())) as [number, number, number, number, number]));
+    const fromColumns = new CandleRing(50);
+    const fromDecimals = new CandleRing(50);
+    columns.candles().forEach((c, i) => {
+      fromColumns.push(c);
+      fromDecimals.push(candles[i]!);
+      expect(fromColumns.close(-1)).toBe(fromDecimals.close(-1));
+    });
+    for (const read of ['opens', 'highs', 'lows', 'closes', 'volumes'] as const) expect(fromColumns[read]()).toEqual(fromDecimals[read]());
   });
 });
