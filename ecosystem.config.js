@@ -6,7 +6,7 @@
 // Secrets are never written here, and not given as plain environment variables either (pm2 keeps an
 // app's environment in `pm2 jlist`): export TRADEBOT_API_KEY, TRADEBOT_API_SECRET_FILE and
 // TRADEBOT_REDIS_URL_FILE (files of mode 600) in the shell that runs `pm2 start`.
-// Distributed sweep workers have their own process file: ecosystem.sweep-worker.config.js.
+// Distributed sweep workers have their own process file: deploy/pm2/sweep-worker.config.js.
 'use strict';
 
 // The config file is chosen when pm2 reads this file, from the shell's TRADEBOT_CONFIG: pm2's

@@ -89,7 +89,7 @@ afterAll(async () => {
     pm2('kill');
     rmSync(pm2Home, { recursive: true, force: true });
   }
-  const keys = await redis.keys(`${PREFIX}:*`);
+  const keys = [...await redis.keys(`${PREFIX}:*`), ...await redis.keys(`${PREFIX}-queue:*`)];
   if (keys.length > 0) await redis.del(...keys);
   await redis.quit();
   config?.cleanup();
@@ -216,4 +216,23 @@ test('a bad config exits 78 and pm2 does not restart it (no crash loop)', async 
   } finally {
     bad.cleanup();
   }
+});
+
+test('the sweep workers\' process file (deploy/pm2/sweep-worker.config.js), started from outside the checkout: online and ready; pm2 stop drains and exits 0', async () => {
+  const urlFile = path.join(pm2Home, 'queue-redis-url');
+  writeFileSync(urlFile, `${REDIS_URL}\n`, { mode: 0o600 });
+  const workerEnv = pm2Env({ TRADEBOT_QUEUE_REDIS_URL_FILE: urlFile, TRADEBOT_QUEUE_PREFIX: `${PREFIX}-queue` });
+  const run = (...args: string[]) => spawnSync(PM2, args, { cwd: pm2Home, env: workerEnv, encoding: 'utf8', timeout: 40_000 });
+  const started = run('start', path.join(ROOT, 'deploy/pm2/sweep-worker.config.js'));
+  expect([started.status, started.stderr]).toEqual([0, '']);
+  const out = () => logFile('logs/tradebot-sweep-worker-out.log');
+  await waitFor(() => (parseLines(out()).some((l) => l.msg === 'sweep worker ready') ? true : undefined), 30_000,
+    () => `no "sweep worker ready"\n${out()}\n${logFile('logs/tradebot-sweep-worker-error.log')}`);
+  const worker = jlist().find((a) => a.name === 'tradebot-sweep-worker');
+  expect(worker?.pm2_env.status).toBe('online');
+  expect(pm2('jlist').stdout).not.toContain(REDIS_URL);
+  expect(run('stop', 'tradebot-sweep-worker').status).toBe(0);
+  expect(jlist().find((a) => a.name === 'tradebot-sweep-worker')?.pm2_env).toMatchObject({ status: 'stopped', exit_code: 0, restart_time: 0 });
+  expect(parseLines(out()).find((l) => l.msg === 'stopping: no new chunks')).toMatchObject({ signal: 'SIGINT' });
+  expect(run('delete', 'tradebot-sweep-worker').status).toBe(0);
 });

@@ -71,10 +71,12 @@ describe('distributed sweep manifests', () => {
     const limit = mebibytes(r['limits']['memory']);
     expect(request).toBeGreaterThanOrEqual(MEASURED_WORKER_RSS_MIB.max * 1.2);
     expect(limit).toBeGreaterThanOrEqual(request * 1.5);
-    const { apps } = require(join(root, 'ecosystem.sweep-worker.config.js')) as { apps: Obj[] };
+    const { apps } = require(join(root, 'deploy/pm2/sweep-worker.config.js')) as { apps: Obj[] };
     const app = apps.find((a) => a['name'] === 'tradebot-sweep-worker');
     expect(app?.['max_memory_restart']).toBe(`${limit}M`);
     expect((app?.['args'] as string[])[0]).toBe('worker');
+    // Kept under deploy/pm2/ (the top level holds the daemon's process file only); the worker runs from the checkout's root.
+    expect(app?.['cwd']).toBe(root);
     // The daemon's process file starts the daemon alone.
     expect((require(join(root, 'ecosystem.config.js')) as { apps: Obj[] }).apps.map((a) => a['name'])).toEqual(['tradebot']);
     expect(app?.['kill_timeout']).toBeGreaterThan(Number(flag(app?.['args'] as string[], '--drain-seconds')) * 1000);

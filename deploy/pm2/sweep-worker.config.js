@@ -1,12 +1,14 @@
 // pm2 process file for distributed sweep workers (docs/distributed-sweeps.md), apart from the
 // daemon's ecosystem.config.js so `pm2 start ecosystem.config.js` starts the daemon alone. Build
-// first (`npm run build`), then, on each machine that should run sweep chunks:
-//   TRADEBOT_QUEUE_REDIS_URL_FILE=/etc/tradebot/queue-redis-url pm2 start ecosystem.sweep-worker.config.js
+// first (`npm run build`), then, on each machine that should run sweep chunks, from the checkout:
+//   TRADEBOT_QUEUE_REDIS_URL_FILE=/etc/tradebot/queue-redis-url pm2 start deploy/pm2/sweep-worker.config.js
 //   pm2 logs tradebot-sweep-worker | npx pino-pretty
 // The URL may hold a password: give it as a file (mode 600) through TRADEBOT_QUEUE_REDIS_URL_FILE,
 // not as TRADEBOT_QUEUE_REDIS_URL (pm2 keeps an app's environment in `pm2 jlist` and dump.pm2), and
 // never write it here.
 'use strict';
+
+const path = require('node:path');
 
 // `tradebot worker --drain-seconds`: on SIGINT/SIGTERM running chunks get this long to finish.
 const WORKER_DRAIN_SECONDS = 30;
@@ -19,7 +21,7 @@ module.exports = {
       name: 'tradebot-sweep-worker',
       script: 'dist/src/main.js',
       args: ['worker', '--drain-seconds', String(WORKER_DRAIN_SECONDS)],
-      cwd: __dirname,
+      cwd: path.resolve(__dirname, '../..'), // the checkout's root, wherever pm2 is started from
       interpreter: 'node',
       exec_mode: 'fork',
       instances: 1,
