@@ -1,13 +1,9 @@
 import { Session } from 'node:inspector';
 import { loadavg } from 'node:os';
-import * as path from 'node:path';
 import type { Candle } from '../src/domain/candle';
-import { Decimal } from '../src/domain/decimal';
-import { BacktestReplay } from '../src/backtest/replay/backtest-replay';
-import { loadNamedStrategy, type StrategyCache } from '../src/backtest/run-backtest';
-import { simMarketInfo } from '../src/simulator/sim-markets';
+import type { StrategyCache } from '../src/backtest/run-backtest';
 import type { BenchRow } from './bench-types';
-import { buildYear } from './backtest.bench';
+import { backtestRun, buildYear } from './backtest.bench';
 import { innermost, isGc, onStack, stagesOf, type CpuProfile, type StageRule } from './profile-stages';
 
 /**
@@ -21,7 +17,6 @@ import { innermost, isGc, onStack, stagesOf, type CpuProfile, type StageRule } f
  * Stage times are scaled from the profiled run to the unprofiled one (the profiler slows every stage
  * alike, ~10 %), and given per run and per intent.
  */
-const ROOT = path.resolve(__dirname, __dirname.includes(`${path.sep}dist${path.sep}`) ? '../..' : '..');
 const SAMPLE_US = 100;
 
 /** Stages by the files that do their work: the innermost frame from one of them wins (a file names one job). */
@@ -57,17 +52,8 @@ function post<T>(session: Session, method: string, params?: Record<string, unkno
 }
 
 async function replayOnce(candles: readonly Candle[], params: Record<string, unknown>, cache: StrategyCache): Promise<{ seconds: number; intents: number; fills: number }> {
-  const strategy = loadNamedStrategy(
-    { strategy: 'sma-cross', strategiesDir: path.join(ROOT, 'strategies'), interval: '1m', params, balances: {} },
-    ['BTC_USDT'], cache,
-  );
-  const replay = new BacktestReplay({
-    strategies: [strategy], markets: [{ info: simMarketInfo('BTC_USDT'), candles }], dataInterval: '1m',
-    balances: { USDT: new Decimal(10_000) },
-  });
-  const start = process.hrtime.bigint();
-  const result = await replay.run();
-  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, intents: result.orders.length, fills: result.fills.length };
+  const r = await backtestRun(candles, params, cache);
+  return { seconds: r.seconds, intents: r.orders, fills: r.fills };
 }
 
 async function breakdown(session: Session, candles: readonly Candle[], params: Record<string, unknown>, cache: StrategyCache): Promise<{
