@@ -51,18 +51,13 @@ function post<T>(session: Session, method: string, params?: Record<string, unkno
   return new Promise((resolve, reject) => session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result as T))));
 }
 
-async function replayOnce(candles: readonly Candle[], params: Record<string, unknown>, cache: StrategyCache): Promise<{ seconds: number; intents: number; fills: number }> {
-  const r = await backtestRun(candles, params, cache);
-  return { seconds: r.seconds, intents: r.orders, fills: r.fills };
-}
-
 async function breakdown(session: Session, candles: readonly Candle[], params: Record<string, unknown>, cache: StrategyCache): Promise<{
-  stages: Map<string, number>; profiledUs: number; seconds: number; intents: number; fills: number;
+  stages: Map<string, number>; profiledUs: number; seconds: number; orders: number; fills: number;
 }> {
-  await replayOnce(candles, params, cache); // warm: transpile cache, JIT
-  const plain = await replayOnce(candles, params, cache);
+  await backtestRun(candles, params, cache); // warm: transpile cache, JIT
+  const plain = await backtestRun(candles, params, cache);
   await post(session, 'Profiler.start');
-  await replayOnce(candles, params, cache);
+  await backtestRun(candles, params, cache);
   const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
   const stages = stagesOf(profile, RULES, 'other');
   let profiledUs = 0;
@@ -78,22 +73,22 @@ export async function run(): Promise<BenchRow[]> {
   await post(session, 'Profiler.enable');
   await post(session, 'Profiler.setSamplingInterval', { interval: SAMPLE_US });
   const load = loadavg()[0] as number;
-  const orders = await breakdown(session, candles, {}, cache);
+  const many = await breakdown(session, candles, {}, cache);
   const quiet = await breakdown(session, candles, { quoteAmount: '0' }, cache);
   session.disconnect();
   const rows: BenchRow[] = [];
-  const scale = (r: typeof orders, us: number): number => (us / r.profiledUs) * r.seconds * 1000; // ms of the unprofiled run
-  rows.push({ name: 'sma-cross 10/30, year of 1m: end to end (unprofiled)', value: Math.round(orders.seconds * 1000), unit: 'ms', note: `${orders.intents} intents, ${orders.fills} fills; load ${load.toFixed(2)} at start` });
+  const scale = (r: typeof many, us: number): number => (us / r.profiledUs) * r.seconds * 1000; // ms of the unprofiled run
+  rows.push({ name: 'sma-cross 10/30, year of 1m: end to end (unprofiled)', value: Math.round(many.seconds * 1000), unit: 'ms', note: `${many.orders} intents, ${many.fills} fills; load ${load.toFixed(2)} at start` });
   rows.push({ name: 'the same signals, no orders (unprofiled)', value: Math.round(quiet.seconds * 1000), unit: 'ms' });
-  rows.push({ name: 'what the orders cost, per intent', value: Number((((orders.seconds - quiet.seconds) * 1e6) / orders.intents).toFixed(1)), unit: 'us' });
-  const names = [...new Set([...orders.stages.keys(), ...quiet.stages.keys()])]
-    .sort((a, b) => scale(orders, orders.stages.get(b) ?? 0) - scale(orders, orders.stages.get(a) ?? 0));
+  rows.push({ name: 'what the orders cost, per intent', value: Number((((many.seconds - quiet.seconds) * 1e6) / many.orders).toFixed(1)), unit: 'us' });
+  const names = [...new Set([...many.stages.keys(), ...quiet.stages.keys()])]
+    .sort((a, b) => scale(many, many.stages.get(b) ?? 0) - scale(many, many.stages.get(a) ?? 0));
   for (const name of names) {
-    const withOrders = scale(orders, orders.stages.get(name) ?? 0);
+    const withOrders = scale(many, many.stages.get(name) ?? 0);
     const without = scale(quiet, quiet.stages.get(name) ?? 0);
     rows.push({
       name: `stage: ${name}`, value: Number(withOrders.toFixed(1)), unit: 'ms',
-      note: `${((withOrders / (orders.seconds * 1000)) * 100).toFixed(1)} %; no orders ${without.toFixed(1)} ms; difference per intent ${(((withOrders - without) * 1000) / orders.intents).toFixed(2)} us`,
+      note: `${((withOrders / (many.seconds * 1000)) * 100).toFixed(1)} %; no orders ${without.toFixed(1)} ms; difference per intent ${(((withOrders - without) * 1000) / many.orders).toFixed(2)} us`,
     });
   }
   return rows;
