@@ -18,7 +18,10 @@ import { InMemoryOrderStore } from '../src/store/memory/in-memory-order-store';
 import { prepareStrategy, type LoadedStrategy } from '../src/strategy/prepare-strategy';
 import { StrategyHost } from '../src/strategy/strategy-host';
 import { GuestHost } from '../src/strategy/guest/guest-host';
-import type { GuestIsolation } from '../src/strategy/guest/guest-channel';
+import { defaultIsolation } from '../src/strategy/guest/sandbox';
+
+/** Guests in child processes (at the strongest isolation this host gives) or worker threads. */
+type GuestIsolation = 'process' | 'thread';
 import { execFileSync, spawn } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { loadStrategies } from '../src/strategy/strategy-loader';
@@ -230,7 +233,7 @@ async function measure(fullRefresh: boolean, guests: GuestIsolation | undefined 
     const dir = guestDir;
     const rssBefore = process.memoryUsage().rss;
     const guestHost = new GuestHost({
-      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250, isolation: guests,
+      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock, timeBudgetMs: 250, isolation: guests === 'process' ? defaultIsolation() : guests,
       events: { onBatch: () => { messages++; } },
     });
     await guestHost.start();

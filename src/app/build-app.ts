@@ -19,16 +19,16 @@ import { ExchangeProbe } from '../metrics/exchange-probe';
 import type { Execution } from './execution-wiring';
 import { executorSink } from '../execution/intent-sink';
 import { DeploymentRecorder } from '../drift/deployment-recorder';
-import { PeriodicDriftCheck } from '../drift/periodic-drift-check';
-import { writeRecordsSnapshot } from '../drift/records-snapshot';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
+import { PeriodicDriftCheck, type PeriodicDriftCheckOptions } from '../drift/periodic-drift-check';
+import { runDriftInGuests } from '../drift/drift-in-guests';
+import { driftSpecOf } from '../drift/drift-spec';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
 import type { JobScheduler } from '../market-data/scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
 import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
+import { guestIsolationOf } from './guest-isolation';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
 import { prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
@@ -166,6 +166,9 @@ export class TradebotApp {
 
     // 5. strategies: each module loaded and validated in a throwaway guest (metadata back, no module
     //    code in this process); a bad module is reported, the others run
+    const isolation = guestIsolationOf(c);
+    m.guestIsolationInfo.set({ level: isolation }, 1);
+    log.info({ isolation, minimum: c.strategies.minGuestIsolation ?? (c.mode === 'live' ? 'permission-net' : 'thread') }, `strategy guests isolated at level "${isolation}" (docs/security.md)`);
     const loaded = await describeConfiguredStrategies(c, this.input.baseDir);
     for (const error of loaded.errors) log.error({ file: error.context['file'], reason: error.context['reason'], err: error }, `strategy not loaded: ${error.message}`);
     const configErrors = strategyConfigErrors(loaded.errors);
@@ -282,15 +285,11 @@ export class TradebotApp {
       const started = marketStreams;
       this.closers.push({ name: 'market streams', close: async () => started.stop() });
     }
-    const runStartSec = Math.floor(this.marketClock.nowMs() / 1000);
-    const lookbackSec = Math.max(...loaded.strategies.map((s) => (s.warmup + 1) * intervalSeconds(s.interval)));
-    const driftCheck = this.periodicDriftCheck(redis !== undefined, (from, to) => {
-      // Paper without Redis: the child reads the window's records from a file this process writes.
-      const file = path.join(tmpdir(), `tradebot-drift-${process.pid}-${to}.json`);
-      // Candles from this run's warm-up on: the replay warms its strategies on what the live ones saw.
-      const scope = { from, to, lookbackSec: lookbackSec + Math.max(0, from - runStartSec), subscriptions: flow?.subscriptions() ?? [], strategies: loaded.strategies.map((s) => s.name) };
-      return writeRecordsSnapshot(file, state.deployment, state.orders, scope).then(() => file);
-    });
+    const driftCheck = this.periodicDriftCheck(redis !== undefined, (from, to, stop) => runDriftInGuests(
+      driftSpecOf(c, this.input.baseDir, from, to),
+      { log: state.deployment, journal: state.orders },
+      { strategies: loaded.strategies, isolation: guestIsolationOf(c), lowPriority: true, signal: stop },
+    ));
     this.schedulers.push(...startJobs({
       config: c, trading, flow, exchange, limiter: state.limiter, redis, marketClock: this.marketClock, wallClock: this.wallClock,
       metrics: m, log, onRedisUp, wallJobs: [wired.job], ...(accountStream === undefined ? {} : { reconcileNow: accountStream.reconcileNow }),
@@ -300,19 +299,19 @@ export class TradebotApp {
     log.info({ durable: state.durable, metrics: this.metricsServer?.url }, 'tradebot started'); // `mode` is on every line
   }
 
-  /** The drift check every drift.intervalMinutes, when configured and possible (it reads the records from Redis). */
-  private periodicDriftCheck(durable: boolean, snapshot: (from: number, to: number) => Promise<string>): PeriodicDriftCheck | undefined {
+  /** The drift check every drift.intervalMinutes, when configured and possible (it reads the deployment's records). */
+  private periodicDriftCheck(durable: boolean, run: PeriodicDriftCheckOptions['run']): PeriodicDriftCheck | undefined {
     const c = this.input.config;
     if (c.drift.intervalMinutes === 0) return undefined;
-    const entry = process.argv[1];
-    if (!c.drift.record || this.input.configFile === undefined || entry === undefined) {
-      this.log.warn({ record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs drift.record and a config file: no periodic check');
+    if (!c.drift.record) {
+      this.log.warn({ record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs drift.record: no periodic check');
       return undefined;
     }
     const check = new PeriodicDriftCheck({
-      entry, configFile: this.input.configFile, env: this.input.env, marketClock: this.marketClock, wallClock: this.wallClock,
+      run, marketClock: this.marketClock, wallClock: this.wallClock,
       windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: this.metrics, log: componentLogger(this.log, 'drift-check'),
-      snapshot: durable ? undefined : snapshot, notBefore: durable ? undefined : this.marketClock.nowMs() / 1000,
+      // Memory records start with this process: no window reaches before it.
+      notBefore: durable ? undefined : this.marketClock.nowMs() / 1000,
     });
     this.closers.push({ name: 'drift check', close: async () => check.stop() });
     return check;

@@ -10,6 +10,7 @@ import { settleBeforeCandle, type AccountStreamView } from '../execution/candle-
 import type { Interval } from '../domain/candle';
 import type { MarketName } from '../domain/market';
 import type { Trading } from './trading-wiring';
+import { guestIsolationOf } from './guest-isolation';
 import type { DeploymentRecorder } from '../drift/deployment-recorder';
 
 export interface StrategyRuntimeInput {
@@ -54,7 +55,8 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: V
     events: i.versionEvents,
     // One guest host per version: its guests load that version's sources with that version's config.
     hostFor: (v, ctx) => new GuestHost({
-      strategies: [v.strategy], dir: v.dir, configFor: () => v.config, heapMb: c.strategies.guestHeapMb, isolation: c.strategies.guestIsolation, clock: i.marketClock,
+      strategies: [v.strategy], dir: v.dir, configFor: () => v.config, heapMb: c.strategies.guestHeapMb, isolation: guestIsolationOf(c), clock: i.marketClock,
+      logLinesPerSecond: c.strategies.guestLogLinesPerSecond,
       logger: componentLogger(i.log, 'strategy', { version: v.strategy.version }),
       timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
       view: {
@@ -108,6 +110,7 @@ function guestEvents(m: Metrics, log: Logger, role: () => VersionRole): GuestHos
     },
     onResumed: (e) => { if (live()) m.strategyPaused.set({ strategy: e.strategy }, 0); },
     onRestart: (e) => log.warn({ strategy: e.strategy, role: role(), reason: e.reason }, 'strategy thread ended: restarting it fresh and re-warming it from the candle history'),
+    onLogCapped: (e) => m.strategyLogCapped.inc({ strategy: e.strategy, cap: e.reason }, e.lines),
     onIntents: (e) => log.debug({ strategy: e.strategy, role: role(), market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),
   };
 }

@@ -4,6 +4,7 @@ import type { StrategyLoadError } from '../domain/errors';
 import type { StrategyConfig } from '../strategy/prepare-strategy';
 import { describeStrategies, type DescribedStrategy } from '../strategy/guest/describe-strategies';
 import type { GuestStrategy } from '../strategy/guest/guest-host';
+import { guestIsolationOf } from './guest-isolation';
 
 export interface ConfiguredStrategies<S extends GuestStrategy = DescribedStrategy> {
   /** Enabled strategies that loaded and validated, with config overrides (markets, interval, params) applied. */
@@ -27,7 +28,7 @@ export async function describeConfiguredStrategies(config: FrozenConfig, baseDir
 
 /** As describeConfiguredStrategies, from `dir` (a reload reads a copy of the strategy directory, or a kept version). */
 export async function describeStrategiesIn(config: FrozenConfig, dir: string): Promise<ConfiguredStrategies<DescribedStrategy>> {
-  const described = await describeStrategies(dir, strategyConfigs(config), { isolation: config.strategies.guestIsolation, heapMb: config.strategies.guestHeapMb });
+  const described = await describeStrategies(dir, strategyConfigs(config), { isolation: guestIsolationOf(config), heapMb: config.strategies.guestHeapMb });
   return enabledOnly(config, dir, described);
 }
 

@@ -1,3 +1,5 @@
+import type { GuestIsolationChoice } from '../domain/guest-isolation';
+
 /**
  * The defaults the daemon and the backtester share, in one place: a backtest must run a strategy
  * under the rules the daemon will apply to it, so `config/schema.ts` (the daemon) and
@@ -15,8 +17,10 @@ export const STRATEGY_DEFAULTS = Object.freeze({
   maxConsecutiveFailures: 5,
   /** Heap limit (V8 old generation) of one strategy's worker thread in the daemon, MB. */
   guestHeapMb: 128,
-  /** Guests as child processes under Node's permission model ('thread': worker threads, no fs boundary). */
-  guestIsolation: 'process' as 'process' | 'thread',
+  /** Guests as walled off as this host allows (docs/security.md; 'thread': worker threads, no fs boundary). */
+  guestIsolation: 'auto' as GuestIsolationChoice,
+  /** Log lines per second one guest may write; the rest are dropped and counted. */
+  guestLogLinesPerSecond: 20,
 });
 
 /** Pre-trade risk (config `risk`). Limits absent here are off unless configured. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
 import { OCO_CANCEL_ON, parseFillModel } from '../domain/fill-model';
+import { GUEST_ISOLATION_CHOICES, GUEST_ISOLATION_LEVELS } from '../domain/guest-isolation';
 import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { DEFAULT_STREAM_URL, RISK_DEFAULTS, STRATEGY_DEFAULTS, STREAM_MODES } from './defaults';
@@ -154,7 +155,12 @@ export const configSchema = z.strictObject({
       maxConsecutiveFailures: positiveInt.default(STRATEGY_DEFAULTS.maxConsecutiveFailures),
       /** Heap limit of one strategy's worker thread (MB). */
       guestHeapMb: positiveInt.default(STRATEGY_DEFAULTS.guestHeapMb),
-      guestIsolation: z.enum(['process', 'thread']).default(STRATEGY_DEFAULTS.guestIsolation),
+      /** How guests are walled off (docs/security.md): `auto` = the strongest this host allows. */
+      guestIsolation: z.enum(GUEST_ISOLATION_CHOICES).default(STRATEGY_DEFAULTS.guestIsolation),
+      /** The weakest isolation the daemon starts with; default `permission-net` live, `thread` paper. */
+      minGuestIsolation: z.enum(GUEST_ISOLATION_LEVELS).optional(),
+      /** Lines per second one guest may log (over it they are dropped and counted). */
+      guestLogLinesPerSecond: positiveInt.default(STRATEGY_DEFAULTS.guestLogLinesPerSecond),
       /**
        * A reloaded version is promoted on its own after this many candles in a row without a failure
        * of its shadow (0: only `tradebot promote`). docs/strategies.md "Changing a running strategy".

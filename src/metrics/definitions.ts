@@ -1,4 +1,5 @@
 import { INTERVALS } from '../domain/candle';
+import { GUEST_ISOLATION_LEVELS } from '../domain/guest-isolation';
 import { ORDER_STATUSES } from '../domain/order-state';
 import { ENDPOINTS, type EndpointId } from '../exchange/http/endpoints';
 import { LIMIT_IDS } from '../limiter/limits';
@@ -48,6 +49,8 @@ export const METRIC_DEFS = {
   strategyErrors: counter('tradebot_strategy_errors_total', 'Strategy calls that threw.', ['strategy']),
   strategyOverruns: counter('tradebot_strategy_overruns_total', 'Strategy calls that exceeded their time budget.', ['strategy']),
   strategyPaused: gauge('tradebot_strategy_paused', '1 while a strategy is paused after repeated failures, else 0.', ['strategy']),
+  strategyLogCapped: counter('tradebot_strategy_log_capped_total', 'Strategy log lines dropped over the rate cap (cap rate) or cut to the size cap (cap size): a guest cannot flood the daemon\'s log.', ['strategy', 'cap']),
+  guestIsolationInfo: gauge('tradebot_guest_isolation_info', 'Always 1; level = how strategy guests are walled off in this process (docs/security.md): thread, permission, permission-net or namespaces.', ['level']),
   strategyVersionInfo: gauge('tradebot_strategy_version_info', '1 per running version of a strategy (version: content hash of its module sources); role live trades, role shadow is only compared.', ['strategy', 'version', 'role']),
   strategyShadowCandles: counter('tradebot_strategy_shadow_candles_total', 'Candles on which a shadow version was compared with the live one.', ['strategy']),
   strategyShadowDivergences: counter('tradebot_strategy_shadow_divergences_total', 'Intents on which the shadow and the live version differed, by divergence (only_live, only_shadow, different price or amount).', ['strategy', 'divergence']),
@@ -168,6 +171,8 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   kind: [...BALANCE_KINDS, ...DISCREPANCY_KINDS, ...RECONCILE_UPDATE_KINDS],
   side: ORDER_SIDES,
   backend: STORE_BACKENDS,
+  level: GUEST_ISOLATION_LEVELS,
+  cap: ['rate', 'size'],
   check: READINESS_CHECKS,
   difference: DRIFT_DIFFERENCES,
   cause: DRIFT_CAUSE_LABELS,
@@ -253,4 +258,6 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   driftLastCheck: { none: 'dashboard only' },
   driftCheckCpu: { none: 'cost of the check, dashboard only (it runs in a child process at low priority)' },
   buildInfo: ['TradebotAbsent'],
+  guestIsolationInfo: { none: 'the daemon refuses to start below strategies.minGuestIsolation; status and the dashboard show the level' },
+  strategyLogCapped: { none: 'a noisy strategy hurts no order: the dashboard and one warn line per burst say what was dropped' },
 };

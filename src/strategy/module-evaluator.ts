@@ -1,4 +1,4 @@
-import { readFileSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { TranspileCache } from './transpile-cache';
@@ -163,7 +163,11 @@ function resolveFile(target: string): string | undefined {
 }
 
 function isFile(p: string): boolean {
-  return existsSync(p) && statSync(p).isFile();
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false; // absent, or outside what a guest may read (Node's permission model throws)
+  }
 }
 
 function moduleNotFound(request: string, file: string): Error {

@@ -40,7 +40,8 @@ export function isStrategyFile(name: string): boolean {
  * and reason; it does not stop the others. A directory that cannot be read throws StrategyLoadError.
  */
 export function loadStrategies(dir: string, options: LoadStrategiesOptions = {}): LoadStrategiesResult {
-  const names = strategyFiles(dir).filter((n) => options.only === undefined || n === options.only);
+  // One named file is loaded without listing the folder: a guest may read its own module, not the others'.
+  const names = options.only !== undefined ? [options.only].filter(isStrategyFile) : strategyFiles(dir);
   const config = options.config ?? {};
   const evaluator = new ModuleEvaluator();
   const strategies: LoadedStrategy[] = [];
@@ -163,6 +164,21 @@ export function findStrategy(dir: string, name: string, config: StrategyConfig =
   }
   const hit = found as { file: string; loaded: LoadedStrategy };
   return { strategy: hit.loaded, sources: evaluator.sourcesOf(hit.file) };
+}
+
+/**
+ * The strategy `name` from the module `file` alone (a guest: it may read that file and the helpers, not
+ * the folder). Throws StrategyLoadError: the module's own load or validation error, or a module that
+ * declares another name.
+ */
+export function loadStrategyFile(file: string, name: string, config: StrategyConfig = {}): FoundStrategy {
+  const evaluator = new ModuleEvaluator();
+  const outcome = loadModule(evaluator, file, { [name]: config });
+  if (outcome.error !== undefined) throw outcome.error;
+  if (outcome.declaredName !== name || outcome.loaded === undefined) {
+    throw new StrategyLoadError(`${file} declares strategy "${outcome.declaredName ?? '?'}", not "${name}"`, { file, strategy: name, reason: 'unknown' });
+  }
+  return { strategy: outcome.loaded, sources: evaluator.sourcesOf(file) };
 }
 
 /** Whether the module's text holds `name` as a quoted string ('x', "x" or `x`): a cheap pre-filter, no transpile. */

@@ -8,7 +8,9 @@ import { MAX_PARAMS_TEXT } from '../../store/order-record';
 import { STRATEGY_NAME, type StrategyConfig } from '../prepare-strategy';
 import { strategyFiles } from '../strategy-loader';
 import { sha256Text, strategyIdentity, type StrategyIdentity, type StrategySource } from '../strategy-version';
-import { openChannel, type GuestIsolation } from './guest-channel';
+import { openChannel } from './guest-channel';
+import type { GuestIsolationLevel } from '../../domain/guest-isolation';
+import { defaultIsolation, strategyReadable } from './sandbox';
 import type { GuestStrategy } from './guest-host';
 import type { FromGuest } from './protocol';
 import { toWire } from './wire';
@@ -27,7 +29,8 @@ export interface DescribedStrategies {
 export type DescribedStrategy = GuestStrategy & { readonly file: string; readonly params: unknown; readonly identity: StrategyIdentity };
 
 export interface DescribeOptions {
-  readonly isolation?: GuestIsolation | undefined;
+  /** How each describing guest is walled off (sandbox.ts); default the strongest this host allows. */
+  readonly isolation?: GuestIsolationLevel | undefined;
   readonly heapMb?: number | undefined;
   /** Time one module gets to load and validate in its guest. */
   readonly timeoutMs?: number | undefined;
@@ -106,7 +109,7 @@ function describeFile(dir: string, name: string, config: Readonly<Record<string,
       resolve(answer);
     };
     const channel = openChannel({
-      isolation: o.isolation ?? 'process', heapMb: o.heapMb ?? 128, readable: [dir],
+      isolation: o.isolation ?? defaultIsolation(), heapMb: o.heapMb ?? 128, readable: strategyReadable(file),
       onMessage: (m: FromGuest) => {
         if (m?.type === 'described') finish(checkAnswer(file, m));
         else if (m?.type === 'describe_failed') finish(failed(text(m.reason)));

@@ -1,22 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { accessSync, constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FromGuest, ToGuest } from './protocol';
+import type { GuestIsolationLevel } from '../../domain/guest-isolation';
+import { guestLaunch } from './sandbox';
 
 /**
- * Where a guest runs:
- * - `process` (default): a child process under Node's permission model, started with an empty
- *   environment, `--max-old-space-size`, and read access to nothing but the daemon's own code, its
- *   node_modules and the strategy directory: no /proc/<pid>/environ, no secret files, no writes, no
- *   child processes, no worker threads, no native addons (`process.binding` is refused too).
- * - `thread`: a worker thread of the daemon (empty `process.env`, heap limit): cheaper to wake, but it
- *   shares the daemon's process, so `fs` reaches whatever the daemon can read (secret files,
- *   /proc/self/environ).
+ * Where a guest runs, by its isolation level (sandbox.ts): `thread` in a worker thread of the daemon
+ * (empty `process.env`, heap limit; it shares the daemon's process), every other level in a child
+ * process started with an empty environment, `--max-old-space-size`, the permission model and read
+ * access to its allow-list only, in its own session (a signal to its process group reaches no one
+ * but itself), and at `namespaces` in its own user, PID, network and IPC namespaces.
  */
-export type GuestIsolation = 'process' | 'thread';
-export const GUEST_ISOLATIONS: readonly GuestIsolation[] = ['process', 'thread'];
-
 export interface GuestChannel {
   post(message: ToGuest): void;
   /**
@@ -29,19 +24,16 @@ export interface GuestChannel {
 }
 
 export interface ChannelOptions {
-  readonly isolation: GuestIsolation;
+  readonly isolation: GuestIsolationLevel;
   readonly heapMb: number;
-  /** Folders (and files) the guest may read besides the daemon's code: the strategy directory. */
+  /** Files (and folders) the guest may read besides the daemon's code: its strategy's (sandbox.strategyReadable). */
   readonly readable: readonly string[];
   readonly onMessage: (message: FromGuest) => void;
   /** The guest ended by itself or failed (exit, crash, heap): called at most once. */
   readonly onEnd: (reason: string) => void;
 }
 
-/** The running project: `<repo>/src` under ts-jest, `<repo>/dist/src` after the build. */
-const RUNNING_SRC = path.resolve(__dirname, '..', '..');
 const FROM_TS = path.extname(__filename) === '.ts';
-const REPO_ROOT = FROM_TS ? path.resolve(RUNNING_SRC, '..') : path.resolve(RUNNING_SRC, '..', '..');
 const ENTRY = path.join(__dirname, `guest-worker${path.extname(__filename)}`);
 
 export function openChannel(o: ChannelOptions): GuestChannel {
@@ -80,33 +72,10 @@ function limits(heapMb: number): { maxOldGenerationSizeMb: number; maxYoungGener
   return { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 16 };
 }
 
-/** What a process guest may read: the daemon's code and packages, and the strategy directory. */
-export function readablePaths(extra: readonly string[]): string[] {
-  const code = FROM_TS ? path.join(REPO_ROOT, 'src') : path.join(REPO_ROOT, 'dist');
-  return [
-    `${code}/*`, `${path.join(REPO_ROOT, 'node_modules')}/*`, path.join(REPO_ROOT, 'package.json'),
-    ...extra.map((p) => `${path.resolve(p)}/*`),
-  ];
-}
-
 function processChannel(o: ChannelOptions): GuestChannel {
   const end = once(o);
-  const nodeArgs = [
-    ...(FROM_TS ? ['--require', 'sucrase/register/ts'] : []),
-    // One flag per path: Node 20 does not split a comma list.
-    '--experimental-permission', ...readablePaths(o.readable).map((p) => `--allow-fs-read=${p}`),
-    `--max-old-space-size=${o.heapMb}`, '--max-semi-space-size=16', '--no-warnings',
-  ];
-  const setpriv = setprivPath();
-  const child: ChildProcess = fork(ENTRY, [], {
-    env: {}, // no daemon environment variables (secrets, Redis URL)
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc'], // its console goes nowhere near the daemon's log stream
-    // A guest spinning when the daemon is SIGKILLed (OOM, kill -9) would outlive it and eat a core until
-    // its cgroup ends: the kernel's parent-death signal kills it with the daemon. setpriv sets it and
-    // execs node in place, so the guest keeps the daemon as its parent.
-    ...(setpriv === undefined ? { execArgv: nodeArgs } : { execPath: setpriv, execArgv: ['--pdeathsig', 'KILL', process.execPath, ...nodeArgs] }),
-  });
+  if (o.isolation === 'thread') throw new RangeError('a thread guest has no process');
+  const child = forkGuest(ENTRY, o.isolation, o.readable, o.heapMb);
   const ipc = child.channel as { ref?: () => void; unref?: () => void } | null | undefined;
   child.unref();
   ipc?.unref?.(); // the daemon's shutdown never waits on a guest
@@ -127,26 +96,19 @@ function processChannel(o: ChannelOptions): GuestChannel {
   };
 }
 
-let setprivLookup: string | null | undefined;
 /**
- * util-linux's setpriv (Linux; in every Debian image) if present: `--pdeathsig KILL` ends a guest when the
- * daemon dies. Elsewhere guests start without it (macOS development) and a guest spinning when the daemon is
- * killed outlives it until its process group ends (docs/strategies.md).
+ * A guest process running `entry` (a file of the daemon's code) at `level`, reading `readable` alone,
+ * with an IPC channel (advanced serialization) and nothing else: no environment, no stdio, its own
+ * session and process group, so kill(0, ...) from the guest reaches its own group only, never the
+ * daemon's (pm2, systemd and a terminal signal the daemon, which stops its guests).
  */
-function setprivPath(): string | undefined {
-  if (setprivLookup === undefined) {
-    setprivLookup = null;
-    if (process.platform === 'linux') {
-      for (const candidate of ['/usr/bin/setpriv', '/bin/setpriv']) {
-        try {
-          accessSync(candidate, fsConstants.X_OK);
-          setprivLookup = candidate;
-          break;
-        } catch {
-          // not here
-        }
-      }
-    }
-  }
-  return setprivLookup ?? undefined;
+export function forkGuest(entry: string, level: Exclude<GuestIsolationLevel, 'thread'>, readable: readonly string[], heapMb: number): ChildProcess {
+  const launch = guestLaunch(level, readable, heapMb);
+  return fork(entry, [], {
+    env: {}, // no daemon environment variables (secrets, Redis URL)
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'], // its console goes nowhere near the daemon's log stream
+    detached: true,
+    execPath: launch.execPath, execArgv: [...launch.execArgv],
+  });
 }

@@ -7,14 +7,21 @@ import { CandleRing } from '../candle-series';
 import { validateIntents, type StampedIntent } from '../intent-validation';
 import type { LoadedStrategy, StrategyConfig } from '../prepare-strategy';
 
-/** What the host needs to know of a strategy; its code stays in its guest. */
-/** A strategy's metadata; `identity` (code version and parameters) is stamped on its intents when known. */
-export type GuestStrategy = Pick<LoadedStrategy, 'name' | 'markets' | 'interval' | 'warmup' | 'window'> & { readonly identity?: StrategyIdentity | undefined };
+/**
+ * What the host needs to know of a strategy; its code stays in its guest. `identity` (code version and
+ * parameters) is stamped on its intents when known; `file` names its module (the guest loads and may
+ * read that file of the host's directory alone, besides the helpers: sandbox.strategyReadable).
+ */
+export type GuestStrategy = Pick<LoadedStrategy, 'name' | 'markets' | 'interval' | 'warmup' | 'window'> & { readonly identity?: StrategyIdentity | undefined; readonly file?: string | undefined };
 import type { StrategyLogger } from '../strategy';
 import type { StrategyIdentity } from '../strategy-version';
 import type { StrategyHostEvents, StrategyHostView, StrategyStats } from '../strategy-host';
-import { openChannel, type GuestChannel, type GuestIsolation } from './guest-channel';
-import type { CandleItem, ItemResult, ToGuest } from './protocol';
+import * as path from 'node:path';
+import { openChannel, type GuestChannel } from './guest-channel';
+import { capLogData, GUEST_LOG_DEFAULTS, GuestLogGate } from './guest-log-gate';
+import type { GuestIsolationLevel } from '../../domain/guest-isolation';
+import { defaultIsolation, strategyReadable } from './sandbox';
+import type { CandleItem, FromGuest, ItemResult, ToGuest } from './protocol';
 import { candleToWire, fromWire, toWire } from './wire';
 
 /** What the candle flow needs of a strategy host: the in-process StrategyHost and GuestHost both fit. */
@@ -33,6 +40,8 @@ export interface GuestHostEvents extends StrategyHostEvents {
   onRestart?(e: { strategy: string; reason: string }): void;
   /** One message went to a guest carrying `candles` closed candles (a batch; re-warm excluded). */
   onBatch?(e: { strategy: string; candles: number }): void;
+  /** Guest log lines dropped over the rate cap, or cut to the size cap (guest-log-gate.ts). */
+  onLogCapped?(e: { strategy: string; reason: 'rate' | 'size'; lines: number }): void;
 }
 
 export interface GuestHostOptions {
@@ -50,8 +59,10 @@ export interface GuestHostOptions {
   readonly maxConsecutiveFailures?: number | undefined;
   /** Heap limit of one guest (V8 old generation), MB. */
   readonly heapMb?: number | undefined;
-  /** Where each guest runs (guest-channel.ts); default 'process'. */
-  readonly isolation?: GuestIsolation | undefined;
+  /** How each guest is walled off (sandbox.ts); default the strongest this host allows. */
+  readonly isolation?: GuestIsolationLevel | undefined;
+  /** Guest log lines: at most this many per second, burst included (guest-log-gate.ts). */
+  readonly logLinesPerSecond?: number | undefined;
   /** Time a guest gets to load its module. */
   readonly startMs?: number | undefined;
 }
@@ -174,6 +185,7 @@ class Guest {
   private closed = false;
   /** Paused by the operator (resume() needed), as opposed to paused while restarting. */
   private held = false;
+  private readonly logGate: GuestLogGate;
 
   constructor(readonly loaded: GuestStrategy, private readonly o: GuestHostOptions) {
     this.markets = new Set(loaded.markets);
@@ -182,6 +194,8 @@ class Guest {
     this.budgetMs = o.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;
     this.maxFailures = o.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
     for (const m of loaded.markets) this.rings.set(m, new CandleRing(Math.max(loaded.window, loaded.warmup, 1)));
+    const perSecond = o.logLinesPerSecond ?? GUEST_LOG_DEFAULTS.perSecond;
+    this.logGate = new GuestLogGate({ perSecond, burst: Math.max(perSecond, GUEST_LOG_DEFAULTS.burst), nowMs: () => performance.now() });
   }
 
   async start(): Promise<void> {
@@ -422,10 +436,11 @@ class Guest {
       clearTimeout(timer);
       ready(reason);
     };
+    const file = this.moduleFile();
     const channel: GuestChannel = openChannel({
-      isolation: this.o.isolation ?? 'process',
+      isolation: this.o.isolation ?? defaultIsolation(),
       heapMb: this.o.heapMb ?? DEFAULT_HEAP_MB,
-      readable: [this.o.dir],
+      readable: file === undefined ? [this.o.dir] : strategyReadable(file),
       onMessage: (m) => {
         if (m === null || typeof m !== 'object') return;
         if (m.type === 'ready') return settle(undefined);
@@ -440,11 +455,7 @@ class Guest {
           done?.({ results: m.results });
           return;
         }
-        if (m.type === 'log') {
-          const level = ['debug', 'info', 'warn', 'error'].includes(m.level) ? m.level : 'info';
-          const log = this.log.child?.({ strategy: name, market: m.market }) ?? this.log;
-          log[level]({ guest: fromWire(m.obj) }, typeof m.msg === 'string' ? m.msg.slice(0, 500) : undefined);
-        }
+        if (m.type === 'log') this.guestLog(m);
       },
       onEnd: (reason) => {
         settle(`${reason} while loading`);
@@ -456,9 +467,32 @@ class Guest {
     this.worker = channel;
     channel.hold(true);
     void loadedOrNot.then(() => { if (this.pending.size === 0) channel.hold(false); });
-    const init: ToGuest = { type: 'init', dir: this.o.dir, name, config: toWire({ ...this.o.configFor(name), interval: this.loaded.interval }) };
+    const init: ToGuest = { type: 'init', dir: this.o.dir, file, name, config: toWire({ ...this.o.configFor(name), interval: this.loaded.interval }) };
     channel.post(init);
     return loadedOrNot;
+  }
+
+  /** The module in this host's directory (a kept version's copy, not the file it was described from). */
+  private moduleFile(): string | undefined {
+    const described = this.loaded.file;
+    return described === undefined ? undefined : path.join(this.o.dir, path.basename(described));
+  }
+
+  /** A guest's log line, through the rate and size caps: the guest is not trusted with the daemon's log. */
+  private guestLog(m: Extract<FromGuest, { type: 'log' }>): void {
+    const name = this.loaded.name;
+    const gate = this.logGate.offer();
+    if (!gate.pass) return;
+    if (gate.droppedBefore > 0) {
+      this.events.onLogCapped?.({ strategy: name, reason: 'rate', lines: gate.droppedBefore });
+      this.log.warn({ strategy: name, dropped: gate.droppedBefore, perSecond: this.o.logLinesPerSecond ?? GUEST_LOG_DEFAULTS.perSecond }, 'strategy log lines dropped over the rate cap');
+    }
+    const level = ['debug', 'info', 'warn', 'error'].includes(m.level) ? m.level : 'info';
+    const market = typeof m.market === 'string' ? m.market.slice(0, 40) : undefined;
+    const capped = capLogData(fromWire(m.obj), GUEST_LOG_DEFAULTS.maxChars);
+    if (capped.cut) this.events.onLogCapped?.({ strategy: name, reason: 'size', lines: 1 });
+    const log = this.log.child?.({ strategy: name, market }) ?? this.log;
+    log[level]({ guest: capped.data }, typeof m.msg === 'string' ? m.msg.slice(0, 500) : undefined);
   }
 
   /** The thread died on its own (process.exit, heap limit, uncaught error): pending calls fail as crashes. */

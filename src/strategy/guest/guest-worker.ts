@@ -8,7 +8,7 @@ import type { OrderEvent, PositionView } from '../order-feedback';
 import type { StrategyConfig } from '../prepare-strategy';
 import { StrategyHost } from '../strategy-host';
 import type { StrategyLogger } from '../strategy';
-import { findStrategy, loadStrategies } from '../strategy-loader';
+import { findStrategy, loadStrategies, loadStrategyFile } from '../strategy-loader';
 import type { CandleItem, CandlesMessage, DescribeMessage, FromGuest, ItemResult, ToGuest } from './protocol';
 import { candleFromWire, fromWire, toWire, type Wire } from './wire';
 
@@ -75,7 +75,7 @@ port.on('message', (message: ToGuest) => {
   if (message.type === 'init') {
     try {
       const { interval, ...config } = fromWire(message.config) as StrategyConfig & { interval?: Interval };
-      const found = findStrategy(message.dir, message.name, config);
+      const found = typeof message.file === 'string' ? loadStrategyFile(message.file, message.name, config) : findStrategy(message.dir, message.name, config);
       const strategy = interval === undefined || interval === found.strategy.interval ? found.strategy : { ...found.strategy, interval };
       host = new StrategyHost({
         strategies: [strategy], clock, timeBudgetMs: Number.POSITIVE_INFINITY, maxConsecutiveFailures: Number.POSITIVE_INFINITY,

@@ -4,6 +4,8 @@ import type { Wire, WireCandle } from './wire';
 export interface InitMessage {
   readonly type: 'init';
   readonly dir: string;
+  /** The module file (in `dir`): the guest loads it alone, no listing of the folder; absent: found by name in `dir`. */
+  readonly file?: string | undefined;
   readonly name: string;
   readonly config: Wire;
 }

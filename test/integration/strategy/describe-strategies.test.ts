@@ -3,14 +3,14 @@ import { canonicalJson } from '../../../src/core/canonical-json';
 import { describeStrategies } from '../../../src/strategy/guest/describe-strategies';
 import { findStrategy } from '../../../src/strategy/strategy-loader';
 import { strategyVersion } from '../../../src/strategy/strategy-version';
-import { GUEST_ISOLATIONS } from '../../../src/strategy/guest/guest-channel';
+import { defaultIsolation } from '../../../src/strategy/guest/sandbox';
 
 // Modules are loaded and validated in throwaway guests (real child processes / worker threads): a
 // module whose top-level code hunts the secret and calls process.exit ends only its own guest, and
 // nothing of it runs here.
 const SECRET = 'describe-test-secret-5d21';
 
-describe.each(GUEST_ISOLATIONS)('describeStrategies (%s guests)', (isolation) => {
+describe.each([defaultIsolation(), 'permission', 'thread'] as const)('describeStrategies (%s guests)', (isolation) => {
   test('top-level code runs in the guest only: the others load, the exiting module is reported', async () => {
     process.env['TRADEBOT_API_SECRET'] = SECRET;
     try {
