@@ -100,7 +100,7 @@ export function loadNamedStrategy(spec: BacktestSpec, markets: readonly string[]
 export function findNamedStrategy(spec: BacktestSpec, markets: readonly string[], cache?: StrategyCache): FoundStrategy {
   const dir = path.resolve(spec.strategiesDir ?? 'strategies');
   const config = { markets, ...(spec.params === undefined ? {} : { params: spec.params }) };
-  const key = `${dir}\u0000${spec.strategy}`;
+  const key = strategyCacheKey(dir, spec.strategy);
   const known = cache?.get(key);
   const found = known !== undefined
     ? { strategy: prepareStrategy(known.strategy.definition, { file: known.strategy.file, config }), sources: known.sources }
@@ -115,6 +115,11 @@ export function findNamedStrategy(spec: BacktestSpec, markets: readonly string[]
  * only re-validates the parameters of each run (prepareStrategy), instead of reloading the folder.
  */
 export type StrategyCache = Map<string, FoundStrategy>;
+
+/** The cache's key of a strategy: a caller that loaded the module itself (a drift guest, by file) puts it there. */
+export function strategyCacheKey(dir: string, name: string): string {
+  return `${path.resolve(dir)}\u0000${name}`;
+}
 
 /** Runs one backtest in memory and analyses it (no files written). */
 export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?: StrategyCache, options: BacktestRunOptions = {}): Promise<BacktestOutcome> {

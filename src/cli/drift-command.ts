@@ -1,16 +1,18 @@
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import { openAccountStore } from '../app/account-store';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { SystemClock } from '../core/clock';
 import { BacktestInputError } from '../domain/errors';
-import { parseFillModel } from '../domain/fill-model';
 import { HttpExchangeClient } from '../exchange/http/client';
 import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { parseBalances, parseTime } from '../backtest/options';
 import { writeDriftReport, driftJson } from '../drift/drift-report';
-import { runDrift, type DriftResult } from '../drift/run-drift';
+import type { DriftResult } from '../drift/run-drift';
+import { runDriftInGuests, type GuestDrift } from '../drift/drift-in-guests';
+import { driftSpecOf } from '../drift/drift-spec';
+import { describeConfiguredStrategies } from '../app/strategy-wiring';
+import { guestIsolationOf } from '../app/guest-isolation';
 import { readRecordsSnapshot } from '../drift/records-snapshot';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import { RedisOrderStore } from '../store/order-store';
@@ -60,14 +62,14 @@ export function registerDriftCommand(program: Command): void {
         const threshold = Number(opts.maxUnexplained);
         if (!Number.isInteger(threshold) || threshold < 0) throw new BacktestInputError('--max-unexplained must be a whole number >= 0', { field: 'max-unexplained' });
         const config = loadConfig(opts.config ?? defaultConfigFile(process.env), process.env);
-        const result = await driftFromConfig(config, opts, process.env);
+        const { result, cpuSeconds } = await driftFromConfig(config, opts, process.env);
         if (opts.out !== undefined) {
           const written = await writeDriftReport(opts.out, result, threshold);
           process.stderr.write(`report: ${written.html}\n        ${written.json}\n`);
         }
         // The cost of the check itself (the daemon's periodic check exports it).
         const cpu = process.cpuUsage();
-        const cost = { cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds: (Date.now() - startedMs) / 1000 };
+        const cost = { cpuSeconds: cpuSeconds + (cpu.user + cpu.system) / 1e6, wallSeconds: (Date.now() - startedMs) / 1000 };
         process.stdout.write(opts.json === true ? `${JSON.stringify({ ...driftJson(result, threshold), cost })}\n` : summary(result, threshold));
         if (result.unexplained > threshold) process.exitCode = EXIT_DRIFT;
       } catch (err) {
@@ -81,20 +83,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliOptions, 'from' | 'to' | 'strategy' | 'balance' | 'venueCheck' | 'records'>, env: NodeJS.ProcessEnv): Promise<DriftResult> {
-  const from = parseTime(opts.from, '--from');
-  const to = parseTime(opts.to, '--to');
-  const enabled = config.strategies.enabled.filter((s) => opts.strategy === undefined || s.name === opts.strategy);
-  if (enabled.length === 0) throw new BacktestInputError(`--strategy ${opts.strategy}: not enabled in the config (${config.strategies.enabled.map((s) => s.name).join(', ')})`, { field: 'strategy' });
-  const fill = parseFillModel(config.paper?.fill ?? {});
+/**
+ * The drift check of a config's deployment: the records from Redis (or a --records snapshot), each
+ * strategy replayed in a guest of its own (runDriftInGuests: its code never runs in this process, which
+ * may hold the API key for --venue-check), the venue asked here.
+ */
+export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliOptions, 'from' | 'to' | 'strategy' | 'balance' | 'venueCheck' | 'records'>, env: NodeJS.ProcessEnv): Promise<GuestDrift> {
   const spec = {
-    from, to, strategies: enabled, strategiesDir: path.resolve(config.strategies.dir), risk: config.risk,
-    fillModel: config.mode === 'paper' && fill.ok ? fill.model : undefined,
+    ...driftSpecOf(config, process.cwd(), parseTime(opts.from, '--from'), parseTime(opts.to, '--to'), opts.strategy),
     balances: opts.balance.length > 0 ? parseBalances(opts.balance) : undefined,
   };
+  const described = await describeConfiguredStrategies(config, process.cwd());
+  const guests = { strategies: described.strategies, isolation: guestIsolationOf(config) };
   if (opts.records !== undefined) {
     if (opts.venueCheck === true) throw new BacktestInputError('--venue-check cannot be combined with --records (a snapshot of a daemon without a venue to ask)', { field: 'records' });
-    return runDrift(spec, await readRecordsSnapshot(opts.records));
+    return runDriftInGuests(spec, await readRecordsSnapshot(opts.records), guests);
   }
   const store = await openAccountStore(config, env, 'tradebot drift');
   try {
@@ -104,7 +107,7 @@ export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliO
     const venue = opts.venueCheck === true ? new HttpExchangeClient({
       baseUrl: venueUrl!, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: config.exchange.timeoutMs,
     }) : undefined;
-    return await runDrift({ ...spec, venue }, { log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) });
+    return await runDriftInGuests({ ...spec, venue }, { log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) }, guests);
   } finally {
     await store.close();
   }

@@ -31,7 +31,7 @@ export interface SnapshotScope {
  * candle or the strategy's last flat moment before `from`, and warms up before that), so candles,
  * orders, balance snapshots and runs of that whole stretch.
  */
-export async function writeRecordsSnapshot(file: string, log: DeploymentLog, journal: Pick<OrderStore, 'listByStrategy'>, scope: SnapshotScope): Promise<void> {
+export async function buildRecordsSnapshot(log: DeploymentLog, journal: Pick<OrderStore, 'listByStrategy'>, scope: SnapshotScope): Promise<RecordsSnapshot> {
   const since = scope.from - scope.lookbackSec;
   const candles: RecordedCandle[] = [];
   for (const s of scope.subscriptions) candles.push(...(await log.candles(s.market, s.interval, since, scope.to)));
@@ -41,19 +41,30 @@ export async function writeRecordsSnapshot(file: string, log: DeploymentLog, jou
     const b = await log.balancesAt(time * 1000);
     if (b !== undefined) balances.set(b.marketMs, b);
   }
+  // Every order before `to`, however old: the replay's flat anchor and carried state read the strategy's whole past.
   const orders: OrderRecord[] = [];
-  for (const name of scope.strategies) orders.push(...(await journal.listByStrategy(name, 100_000)).filter((r) => r.candleTime >= since && r.candleTime < scope.to));
-  const snapshot: RecordsSnapshot = {
+  for (const name of scope.strategies) orders.push(...(await journal.listByStrategy(name, JOURNAL_SCAN)).filter((r) => r.candleTime < scope.to));
+  return {
     format: 1, candles, decisions: await log.decisions(since, scope.to), balances: [...balances.values()],
     runs: await log.runs(since * 1000, scope.to * 1000), orders,
   };
-  await writeFile(file, JSON.stringify(snapshot), { mode: 0o600 });
+}
+
+/** The journal scan of one strategy (as runDrift reads it). */
+const JOURNAL_SCAN = 100_000;
+
+/** The snapshot as a file only this user can read (a private directory's: drift-job.ts). */
+export async function writeRecordsSnapshot(file: string, log: DeploymentLog, journal: Pick<OrderStore, 'listByStrategy'>, scope: SnapshotScope): Promise<void> {
+  await writeFile(file, JSON.stringify(await buildRecordsSnapshot(log, journal, scope)), { mode: 0o600, flag: 'wx' });
 }
 
 /** The snapshot as the drift check's sources (an in-memory log with the same rules, and a journal reader). */
 export async function readRecordsSnapshot(file: string): Promise<DriftSources> {
-  const s = JSON.parse(await readFile(file, 'utf8')) as RecordsSnapshot;
-  if (s.format !== 1) throw new Error(`${file}: not a drift records snapshot (format ${String(s.format)})`);
+  return snapshotSources(JSON.parse(await readFile(file, 'utf8')) as RecordsSnapshot, file);
+}
+
+export async function snapshotSources(s: RecordsSnapshot, where: string): Promise<DriftSources> {
+  if (s?.format !== 1) throw new Error(`${where}: not a drift records snapshot (format ${String(s?.format)})`);
   const log = new InMemoryDeploymentLog({ retentionSec: Number.MAX_SAFE_INTEGER / 2000, maxEntries: Number.MAX_SAFE_INTEGER });
   for (const c of s.candles) await log.recordCandle(c);
   for (const d of s.decisions) await log.recordDecision(d);

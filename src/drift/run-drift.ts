@@ -5,8 +5,8 @@ import type { FillModel } from '../domain/fill-model';
 import type { RiskSection } from '../config/risk-limits';
 import type { ExchangeClient } from '../exchange/exchange-client';
 import { buildEquityCurve, type EquityPoint } from '../backtest/report';
-import { runBacktest, type StrategyCache } from '../backtest/run-backtest';
-import { findStrategy } from '../strategy/strategy-loader';
+import { runBacktest, strategyCacheKey, type StrategyCache } from '../backtest/run-backtest';
+import { findStrategy, loadStrategyFile } from '../strategy/strategy-loader';
 import { strategyVersion } from '../strategy/strategy-version';
 import type { DeploymentLog, RecordedCandle, RecordedDecision } from '../store/deployment-log-port';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
@@ -25,6 +25,8 @@ export interface DeployedStrategy {
   readonly markets?: readonly string[] | undefined;
   readonly interval?: Interval | undefined;
   readonly params?: Readonly<Record<string, unknown>> | undefined;
+  /** Its module file (a guest loads that file alone: it may not list the folder); else found by name in the folder. */
+  readonly file?: string | undefined;
 }
 
 export interface DriftSpec {
@@ -39,6 +41,8 @@ export interface DriftSpec {
   readonly balances?: Readonly<Record<string, Decimal>> | undefined;
   /** The venue's kline history, for the data-drift check; none = not checked. */
   readonly venue?: Pick<ExchangeClient, 'fetchCandles'> | undefined;
+  /** The data-drift check already made (by a process that may ask the venue), instead of `venue`. */
+  readonly corrected?: readonly CorrectedCandle[] | undefined;
 }
 
 export interface DriftSources {
@@ -86,7 +90,7 @@ export interface DriftResult {
 
 const JOURNAL_SCAN = 100_000;
 /** How far before `from` the replay may start to find a moment the strategy was flat. */
-const ANCHOR_LOOKBACK_CANDLES = 1000;
+export const ANCHOR_LOOKBACK_CANDLES = 1000;
 
 /**
  * The drift check: replays the candles the deployment recorded through the backtester (the same
@@ -109,7 +113,9 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     const identity = journalIdentity(records);
     const deployed = identity.params === undefined ? configured : { ...configured, params: identity.params };
     // The module's own markets unless the config names some, as the daemon resolves them.
-    const found = findStrategy(spec.strategiesDir, deployed.name, { markets: deployed.markets, ...(deployed.params === undefined ? {} : { params: deployed.params }) });
+    const strategyConfig = { markets: deployed.markets, ...(deployed.params === undefined ? {} : { params: deployed.params }) };
+    const found = deployed.file === undefined ? findStrategy(spec.strategiesDir, deployed.name, strategyConfig) : loadStrategyFile(deployed.file, deployed.name, strategyConfig);
+    cache.set(strategyCacheKey(spec.strategiesDir, deployed.name), found); // the replay runs the module loaded here
     const s = { ...found.strategy, interval: deployed.interval ?? found.strategy.interval };
     const markets = s.markets;
     const step = intervalSeconds(s.interval);
@@ -140,7 +146,9 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
         ?? flatAnchor(all, spec.from, Math.max(lookback, earliest + warmup), ended) ?? spec.from);
     const warmFrom = Math.min(anchor, runStart) - warmup;
     candlesRecorded += markets.reduce((n, m) => n + inWindow(m).length, 0);
-    const fixes = spec.venue === undefined ? [] : await correctedCandles(spec.venue, markets, s.interval, spec.from, spec.to, recorded);
+    const fixes = spec.corrected !== undefined
+      ? spec.corrected.filter((f) => markets.includes(f.market) && f.interval === s.interval)
+      : spec.venue === undefined ? [] : await correctedCandles(spec.venue, markets, s.interval, spec.from, spec.to, recorded);
     corrected.push(...fixes);
     const quoteCurrency = quoteOf(markets);
     // One account, several strategies: each replay gets the account's balances of its own currencies.
@@ -187,7 +195,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     });
   }
   const counts = tally(strategies);
-  return { from: spec.from, to: spec.to, downtime, strategies, counts, unexplained: counts.onlyLive.unexplained + counts.onlyReplay.unexplained + counts.different.unexplained, candlesRecorded, corrected: spec.venue === undefined ? null : corrected };
+  return { from: spec.from, to: spec.to, downtime, strategies, counts, unexplained: counts.onlyLive.unexplained + counts.onlyReplay.unexplained + counts.different.unexplained, candlesRecorded, corrected: spec.venue === undefined && spec.corrected === undefined ? null : corrected };
 }
 
 /** The versions and the (newest) parameters the journal's records carry; records from before they were journaled have none. */
@@ -267,7 +275,7 @@ function zero(): Record<DriftCause, number> {
   return Object.fromEntries(DRIFT_CAUSES.map((c) => [c, 0])) as Record<DriftCause, number>;
 }
 
-function tally(strategies: readonly StrategyDrift[]): DriftResult['counts'] {
+export function tally(strategies: readonly StrategyDrift[]): DriftResult['counts'] {
   const counts = { matched: 0, onlyLive: zero(), onlyReplay: zero(), different: zero() };
   for (const s of strategies) {
     counts.matched += s.matched;

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { fromWire, toWire } from '../strategy/guest/wire';
+import type { DriftJob } from './drift-job';
+import { snapshotSources } from './records-snapshot';
+import type { EquityPoint } from '../backtest/report';
+import { runDrift, type DriftResult, type DriftSpec } from './run-drift';
+
+/**
+ * A drift replay's guest process (drift-in-guests.ts starts it like a strategy guest: no environment,
+ * the permission model, its own namespaces where the host allows): it reads its job file, replays the
+ * strategy through the backtester and compares with the journal's copy in the file, and answers the
+ * result as plain data. Strategy code runs here, so nothing here holds a secret or a connection.
+ */
+interface Port {
+  send(message: unknown): void;
+}
+
+if (process.send === undefined) throw new Error('drift-guest runs as a child process with IPC');
+const port: Port = { send: (m) => { process.send?.(m); } };
+process.on('disconnect', () => process.exit(0)); // the daemon is gone: so is its replay
+
+process.once('message', (message: unknown) => {
+  const job = (message as { type?: unknown; job?: unknown } | null);
+  if (job?.type !== 'drift' || typeof job.job !== 'string') return port.send({ type: 'drift_failed', name: 'Error', message: 'expected a drift job' });
+  void run(job.job);
+});
+
+async function run(file: string): Promise<void> {
+  try {
+    const job = JSON.parse(readFileSync(file, 'utf8')) as DriftJob;
+    const spec = fromWire(job.spec) as DriftSpec;
+    const result = await runDrift(spec, await snapshotSources(job.records, file));
+    const cpu = process.cpuUsage();
+    port.send({ type: 'drift_result', result: toWire(plainResult(result)), cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+  } catch (err) {
+    const e = err as { name?: unknown; message?: unknown; context?: unknown };
+    port.send({ type: 'drift_failed', name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), context: toWire(plainContext(e?.context)) });
+  }
+}
+
+function plainContext(context: unknown): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  if (context === null || typeof context !== 'object') return out;
+  for (const [k, v] of Object.entries(context)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  return out;
+}
+
+/** The result as plain data: equity points are lazy objects of the curve builder, sent as time, equity and value. */
+function plainResult(r: DriftResult): DriftResult {
+  const plain = (curve: readonly EquityPoint[]): EquityPoint[] => curve.map((p) => (p.value === undefined ? { time: p.time, equity: p.equity } : { time: p.time, equity: p.equity, value: p.value }));
+  return { ...r, strategies: r.strategies.map((s) => ({ ...s, liveEquity: plain(s.liveEquity), replayEquity: plain(s.replayEquity) })) };
+}
