@@ -98,9 +98,13 @@ export class AccountStreamConsumer {
     const cid = ev.report.clientOrderId;
     const record = cid === undefined ? undefined : await this.d.store.get(cid);
     const previousNew = this.newEvents.get(ev.report.orderId);
-    if (ev.eventId === 1) remember(this.newEvents, ev.report.orderId, text);
-    if (ev.eventId === 3) this.newEvents.delete(ev.report.orderId);
     const action = decideOrderEvent(record, ev, { previousNew, text });
+    // A push that disagrees with its record is not the venue's word on that order: it must not
+    // shape how the order's later events are read (duplicate / activation memory) either.
+    if (action.kind !== 'mismatch') {
+      if (ev.eventId === 1) remember(this.newEvents, ev.report.orderId, text);
+      if (ev.eventId === 3) this.newEvents.delete(ev.report.orderId);
+    }
     switch (action.kind) {
       case 'ignore':
         return;
