@@ -166,3 +166,22 @@ test('with the venue order id journaled: a push with that id but another amount 
   await until(async () => (await r.store.get(cid))?.status === 'partially_filled');
   expect(await r.store.get(cid)).toMatchObject({ filledAmount: '0.25', orderId: venueOrderId });
 });
+
+test('REST applies the same rule: a venue order with the record\'s client order id but another amount is not taken as its order (ambiguous, never filled or rejected)', async () => {
+  const s = await begin();
+  const cid = deriveClientOrderId({ strategy: 'alpha', market: MARKET, candleTime: T0, tag: undefined, leg: 'o' });
+  await r.store.recordSubmit({
+    clientOrderId: cid, strategy: 'alpha', market: MARKET, side: 'buy', kind: 'stop_limit',
+    amount: '1', price: '105.5', activationPrice: '105', candleTime: T0,
+  }, r.keeper.leaseFor('alpha', MARKET)!);
+  // Someone else's order on the account under our id, 0.5 instead of 1.
+  const foreign = await httpClient(sim.url).placeStopLimit({
+    market: MARKET, side: 'buy', amount: new Decimal('0.5'), price: new Decimal('105.5'), activationPrice: new Decimal('105'), clientOrderId: cid,
+  });
+  expect(await r.execution.settler.settle((await r.store.get(cid))!)).toBe('ambiguous');
+  expect(await r.store.get(cid)).toMatchObject({ status: 'submitted', orderId: undefined, filledAmount: '0' });
+  expect(r.events.ofType('OrderIdentityAmbiguous').map((e) => e.reason)).toEqual([
+    `order ${foreign.orderId} at the venue (active) claims ${cid} but disagrees with the journal on amount: journal 1, venue report 0.5`,
+  ]);
+  await s.idle();
+});
