@@ -29,7 +29,7 @@ export type AgreementRecord = Pick<OrderRecord, 'market' | 'side' | 'kind' | 'am
 export function reportDisagreement(record: AgreementRecord, report: OrderReport): Disagreement | undefined {
   if (report.market !== record.market) return { field: 'market', journaled: record.market, reported: report.market };
   if (report.side !== record.side) return { field: 'side', journaled: record.side, reported: report.side };
-  if (!typeFitsKind(report.type, record.kind)) return { field: 'kind', journaled: record.kind, reported: report.type };
+  if (!typeFitsKind(report.type, record)) return { field: 'kind', journaled: record.kind, reported: report.type };
   if (!same(report.amount, record.amount)) return { field: 'amount', journaled: record.amount, reported: shown(report.amount) };
   const limit = record.kind === 'oco_sl' ? record.stopLimitPrice : record.price;
   if (limit !== undefined && !same(report.price, limit)) return { field: 'price', journaled: limit, reported: shown(report.price) };
@@ -42,13 +42,16 @@ export function reportDisagreement(record: AgreementRecord, report: OrderReport)
 
 /**
  * Venue type texts (exchange-api-extra.md "type values"): spot `limit`, `stop limit`; collateral
- * (OCO legs) `margin limit`, `margin stop limit`. A stop-limit record is a spot stop limit; an OCO
- * leg is its leg's type, spot or margin spelling.
+ * (OCO legs) `margin limit`, `margin stop limit`. A stop-limit record is a spot stop limit (the venue
+ * keeps the type on activation: orders-pending.mdx "Stop order activation"); a `stop_limit` record
+ * WITHOUT an activation price is a plain limit order the reconciler adopted (unknownOrderPolicy
+ * `adopt`, unknown-orders.ts), the only way such a record exists. An OCO leg is its leg's type, spot
+ * or margin spelling.
  */
-function typeFitsKind(type: string, kind: OrderRecord['kind']): boolean {
+function typeFitsKind(type: string, record: Pick<OrderRecord, 'kind' | 'activationPrice'>): boolean {
   const t = type.trim().toLowerCase();
-  switch (kind) {
-    case 'stop_limit': return t === 'stop limit';
+  switch (record.kind) {
+    case 'stop_limit': return t === 'stop limit' || (record.activationPrice === undefined && t === 'limit');
     case 'oco_sl': return t === 'margin stop limit' || t === 'stop limit';
     case 'oco_tp': return t === 'margin limit' || t === 'limit';
   }

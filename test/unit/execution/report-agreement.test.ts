@@ -41,6 +41,13 @@ describe('a venue report agrees with the journal record it claims only on every 
     expect(describeDisagreement(got!)).toBe(`${field}: journal ${journaled}, venue report ${reported}`);
   });
 
+  test('a stop-limit record without an activation price (an adopted plain limit order) agrees with a spot limit, nothing else', () => {
+    const adopted = record({ activationPrice: undefined });
+    expect(reportDisagreement(adopted, report({ type: 'limit', activationPrice: undefined }))).toBeUndefined();
+    expect(reportDisagreement(adopted, report({ type: 'margin limit', activationPrice: undefined }))?.field).toBe('kind');
+    expect(reportDisagreement(record(), report({ type: 'limit' }))?.field).toBe('kind');
+  });
+
   test('OCO legs: each leg by its own type and price (the stop-loss leg\'s limit is the journal\'s stopLimitPrice)', () => {
     const sl = record({ kind: 'oco_sl', side: 'sell', price: '120', activationPrice: '95', stopLimitPrice: '94' });
     const tp = record({ kind: 'oco_tp', side: 'sell', price: '120', activationPrice: '95', stopLimitPrice: '94' });
