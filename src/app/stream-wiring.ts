@@ -10,6 +10,7 @@ import type { AccountStreamView } from '../execution/candle-settlement';
 import type { ExecutionEvents } from '../execution/events';
 import { componentLogger, type Logger } from '../log/logger';
 import { CandleRolloverWatch, LastPriceBook } from '../market-data/market-stream';
+import { PUSH_MISMATCH_FIELDS } from '../metrics/definitions';
 import type { Metrics } from '../metrics/registry';
 import type { Execution } from './execution-wiring';
 import type { OrderStore } from '../store/order-store-port';
@@ -95,7 +96,13 @@ export function startAccountStream(
       i.onChange(market);
     },
     onInvalid: (reason) => observer.invalid?.(reason),
+    onMismatch: (clientOrderId, d) => {
+      i.metrics.streamPushMismatches.inc({ field: d.field });
+      log.warn({ clientOrderId, field: d.field, journal: d.journaled, push: d.reported }, 'order push disagrees with the journal record it names: not applied, the venue is asked over REST');
+    },
   });
+  // Zero series up front, so the first mismatch shows as an increase.
+  for (const field of PUSH_MISMATCH_FIELDS) i.metrics.streamPushMismatches.inc({ field }, 0);
   const resyncAll = async (): Promise<void> => {
     for (const market of i.markets) if ((await i.exec.reconciler.settleMarket(market)) > 0) changed.add(market);
   };

@@ -4,7 +4,7 @@ import { parseDealEvent, parseOrderEvent, type DealEvent } from '../exchange/str
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import type { ExecutionEvents } from './events';
 import { applyReport } from './journal-updater';
-import { decideOrderEvent } from './stream-order-rules';
+import { decideOrderEvent, type PushDisagreement } from './stream-order-rules';
 
 export interface AccountStreamDeps {
   readonly store: Pick<OrderStore, 'get' | 'transition'>;
@@ -17,6 +17,11 @@ export interface AccountStreamDeps {
   readonly onChange?: (market: MarketName) => void;
   /** A push that did not parse, or one the consumer failed on (counted, never thrown). */
   readonly onInvalid?: (reason: string) => void;
+  /**
+   * A push claimed a record (by client order id or order id) but disagreed with it (another order id,
+   * market, side, kind, amount or price): it was not applied and the record is asked over REST.
+   */
+  readonly onMismatch?: (clientOrderId: string, disagreement: PushDisagreement) => void;
   /** How long a deal may wait for its order's push before the venue is asked (default 500 ms). */
   readonly dealGraceMs?: number;
 }
@@ -31,7 +36,9 @@ const MAX_QUEUE = 10_000;
  * (journal-updater.ts, via stream-order-rules.ts), `deals_update` as a check that the journal's
  * filled amount caught up (else the venue is asked). Pushes are applied one at a time in arrival
  * order. Duplicates change nothing (the table, the monotone filled amount, the duplicate rules);
- * anything ambiguous or missing is settled over REST, which stays the truth.
+ * anything ambiguous or missing is settled over REST, which stays the truth. A push that claims a
+ * record but disagrees with it is never applied (stream-order-rules.ts). Deals never move a record
+ * themselves: they only make the venue be asked.
  */
 export class AccountStreamConsumer {
   private chain: Promise<void> = Promise.resolve();
@@ -91,20 +98,25 @@ export class AccountStreamConsumer {
     const cid = ev.report.clientOrderId;
     const record = cid === undefined ? undefined : await this.d.store.get(cid);
     const previousNew = this.newEvents.get(ev.report.orderId);
-    if (ev.eventId === 1) remember(this.newEvents, ev.report.orderId, text);
-    if (ev.eventId === 3) this.newEvents.delete(ev.report.orderId);
     const action = decideOrderEvent(record, ev, { previousNew, text });
+    // A push that disagrees with its record is not the venue's word on that order: it must not
+    // shape how the order's later events are read (duplicate / activation memory) either.
+    if (action.kind !== 'mismatch') {
+      if (ev.eventId === 1) remember(this.newEvents, ev.report.orderId, text);
+      if (ev.eventId === 3) this.newEvents.delete(ev.report.orderId);
+    }
     switch (action.kind) {
       case 'ignore':
         return;
       case 'ask_market':
         this.ask(ev.report.market, `market:${ev.report.market}`, () => this.d.settleMarket(ev.report.market));
         return;
+      case 'mismatch':
+        this.d.onMismatch?.(action.record.clientOrderId, action.disagreement);
+        this.askRecord(action.record);
+        return;
       case 'ask_record':
-        this.ask(action.record.market, `record:${action.record.clientOrderId}`, async () => {
-          const fresh = await this.d.store.get(action.record.clientOrderId);
-          if (fresh !== undefined) await this.d.settleRecord(fresh);
-        });
+        this.askRecord(action.record);
         return;
       case 'apply': {
         const { changed } = await applyReport(this.d.store as OrderStore, this.d.events, record!, action.event.report);
@@ -112,6 +124,14 @@ export class AccountStreamConsumer {
         return;
       }
     }
+  }
+
+  /** REST settlement of one record, read fresh from the journal when the question runs. */
+  private askRecord(record: OrderRecord): void {
+    this.ask(record.market, `record:${record.clientOrderId}`, async () => {
+      const fresh = await this.d.store.get(record.clientOrderId);
+      if (fresh !== undefined) await this.d.settleRecord(fresh);
+    });
   }
 
   /**

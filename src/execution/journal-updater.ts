@@ -1,3 +1,4 @@
+import { Decimal } from '../domain/decimal';
 import { InvalidTransitionError, StaleStateError } from '../domain/errors';
 import type { OrderReport } from '../domain/order';
 import { TRANSITIONS, type OrderStatus } from '../domain/order-state';
@@ -23,7 +24,8 @@ export interface ApplyResult {
 export async function applyReport(
   store: OrderStore, events: ExecutionEvents, record: OrderRecord, report: OrderReport, ocoId?: number,
 ): Promise<ApplyResult> {
-  const { event, filledAmount, filledMoney, fee } = outcomeOfReport(report);
+  // Filled is judged against the amount the journal sent, never the report's own amount.
+  const { event, filledAmount, filledMoney, fee } = outcomeOfReport(report, new Decimal(record.amount));
   const target = TRANSITIONS[record.status][event];
   if (target === undefined) return { record, changed: false };
   // Filled amounts only grow: a report showing less is older than the journal (a late stream push,

@@ -5,6 +5,7 @@ import type { ExchangeClient, HistoryQuery } from '../exchange/exchange-client';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import { legRowMatchesRecord, notBeforeMs, ocoMatchesRecord } from './oco-fingerprint';
 import { exchangeClientOrderId, siblingLegId } from './oco-ids';
+import { describeDisagreement, reportDisagreement, type Disagreement } from './report-agreement';
 import { isStopLeg } from './report-event';
 
 /** The exchange calls the settler and reconciler need (a narrow slice of the port). */
@@ -49,14 +50,14 @@ export class OrderLocator {
     const useSnapshot = snapshot !== undefined && snapshot.markets.has(record.market);
     if (record.kind === 'stop_limit') {
       const active = useSnapshot ? snapshot.active : await this.activeOf(record);
-      const hit = active.find((o) => matches(record, o));
-      if (hit) return { where: 'active', report: hit };
+      const hit = findOurs(record, active, 'active');
+      if (hit) return hit;
     } else {
       const ocos = useSnapshot ? snapshot.ocos : await this.ocosOf(record.market, []);
       for (const oco of ocos) {
         const leg = legOf(record, oco);
         const byOco = record.ocoId !== undefined && oco.id === record.ocoId;
-        if (byOco || matches(record, leg)) return { where: 'oco', report: leg, ocoId: oco.id };
+        if (byOco || matches(record, leg)) return agreed(record, { where: 'oco', report: leg, ocoId: oco.id });
       }
       if (record.orderId === undefined && record.ocoId === undefined) {
         const found = await this.byFingerprint(record, ocos, notBeforeMs(record));
@@ -64,8 +65,8 @@ export class OrderLocator {
       }
     }
     const history = await this.historyOf(record);
-    const row = history.find((o) => matches(record, o) && (record.kind === 'stop_limit' || isStopLeg(o) === (record.kind === 'oco_sl')));
-    return row ? { where: 'history', report: row } : { where: 'nowhere' };
+    const rows = history.filter((o) => record.kind === 'stop_limit' || isStopLeg(o) === (record.kind === 'oco_sl'));
+    return findOurs(record, rows, 'history') ?? { where: 'nowhere' };
   }
 
   /**
@@ -157,10 +158,40 @@ function legOf(record: OrderRecord, oco: OcoReport): OrderReport {
   return record.kind === 'oco_sl' ? oco.stopLoss : oco.takeProfit;
 }
 
+/** The report claims the record: its order id, or (none journaled yet) the client order id sent. */
 function matches(record: OrderRecord, report: OrderReport): boolean {
-  if (report.market !== record.market) return false;
   if (record.orderId !== undefined) return report.orderId === record.orderId;
   return report.clientOrderId === exchangeClientOrderId(record);
+}
+
+/**
+ * A report found by id is the record's order only when it also agrees on market, side, kind,
+ * amount and prices (report-agreement.ts, the rule the account stream applies too). One that
+ * claims the record but disagrees is not applied, nor taken as "not there": it is ambiguous, and
+ * the caller halts trading rather than guess.
+ */
+function agreed(record: OrderRecord, finding: Extract<Finding, { where: 'active' | 'history' | 'oco' }>): Finding {
+  const differs = reportDisagreement(record, finding.report);
+  return differs === undefined ? finding : claimedButDiffers(record, finding.report, finding.where, differs);
+}
+
+/** The row that claims the record and agrees with it; else the first that claims it but disagrees (ambiguous); else undefined. */
+function findOurs(record: OrderRecord, rows: readonly OrderReport[], where: 'active' | 'history'): Finding | undefined {
+  let claimed: Finding | undefined;
+  for (const row of rows) {
+    if (!matches(record, row)) continue;
+    const differs = reportDisagreement(record, row);
+    if (differs === undefined) return { where, report: row };
+    claimed ??= claimedButDiffers(record, row, where, differs);
+  }
+  return claimed;
+}
+
+function claimedButDiffers(record: OrderRecord, report: OrderReport, where: string, differs: Disagreement): Finding {
+  return {
+    where: 'ambiguous',
+    reason: `order ${report.orderId} at the venue (${where}) claims ${record.clientOrderId} but disagrees with the journal on ${describeDisagreement(differs)}`,
+  };
 }
 
 function isHistoryNotFound(err: ExchangeValidationError): boolean {

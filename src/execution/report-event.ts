@@ -18,12 +18,14 @@ export interface ReportOutcome {
  * text (`CANCELED`, `CANCELED_STP`, `AUTO_CANCELED_*`), since a canceled order keeps its `left`.
  * "The whole amount traded" is checked on the deal amount too: the venue's order history has no
  * `left` at all, so a history row of an order partly filled, then cancelled must not read as filled.
+ * `ordered`: the amount the journal sent (journal-updater.ts passes it): "the whole amount" is the
+ * journal's, never the one a report says, so no report can finish an order by showing a smaller one.
  */
-export function outcomeOfReport(report: OrderReport): ReportOutcome {
+export function outcomeOfReport(report: OrderReport, ordered: Decimal = report.amount): ReportOutcome {
   const filled = { filledAmount: text(report.dealStock), filledMoney: text(report.dealMoney), fee: text(report.dealFee) };
   const status = (report.status ?? '').toUpperCase();
   const traded = report.dealStock.greaterThan(0);
-  if (traded && report.left.lessThanOrEqualTo(0) && report.dealStock.greaterThanOrEqualTo(report.amount)) return { event: 'fill', ...filled };
+  if (traded && report.left.lessThanOrEqualTo(0) && report.dealStock.greaterThanOrEqualTo(ordered)) return { event: 'fill', ...filled };
   if (status.includes('CANCEL')) return { event: 'cancel', ...filled };
   if (traded) return { event: 'fill_partially', ...filled };
   if (report.activationPrice !== undefined && report.activated === true) return { event: 'trigger', ...filled };

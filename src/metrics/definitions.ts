@@ -95,6 +95,8 @@ export const METRIC_DEFS = {
   streamReconnects: counter('tradebot_stream_reconnects_total', 'Reconnects scheduled after a stream connection closed, failed or went silent.', ['stream']),
   streamResyncs: counter('tradebot_stream_resyncs_total', 'Completed query-then-subscribe resyncs after a (re)connect.', ['stream']),
   streamStaleFallbacks: counter('tradebot_stream_stale_fallbacks_total', 'Times a healthy stream went silent past the watchdog and its concern fell back to REST polling.', ['stream']),
+  // Account-stream pushes that claimed a journal record but disagreed with it (issue #29).
+  streamPushMismatches: counter('tradebot_stream_push_mismatches_total', 'Account-stream order pushes not applied because they disagreed with the journal record they claimed (by field); the record was settled over REST instead.', ['field']),
   buildInfo: gauge('tradebot_build_info', 'Always 1; labels carry the version and Node.js version.', ['version', 'node_version']),
 } as const;
 
@@ -143,6 +145,10 @@ export const STORE_BACKENDS = ['redis', 'memory'] as const;
 export const ORDER_SIDES = ['buy', 'sell'] as const;
 export const READINESS_CHECKS = ['redis', 'exchange', 'reconciled'] as const;
 
+/** Mirrors the fields of src/execution/report-agreement.ts plus the order id (metrics do not depend on execution/). */
+export const PUSH_MISMATCH_FIELDS = ['orderId', 'market', 'side', 'kind', 'amount', 'price', 'activationPrice'] as const;
+export type PushMismatchField = (typeof PUSH_MISMATCH_FIELDS)[number];
+
 /**
  * Labels a metric must never use: Prometheus sets `job` and `instance` on every target (ours would be
  * renamed `exported_job`), a ServiceMonitor adds `namespace`, `service`, `pod`, `container` and
@@ -174,6 +180,7 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   level: GUEST_ISOLATION_LEVELS,
   cap: ['rate', 'size'],
   check: READINESS_CHECKS,
+  field: PUSH_MISMATCH_FIELDS,
   difference: DRIFT_DIFFERENCES,
   cause: DRIFT_CAUSE_LABELS,
   verdict: DRIFT_VERDICTS,
@@ -243,6 +250,7 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   streamReconnects: { none: 'reconnects are the supervisor working; REST covers the gap; dashboard only' },
   streamResyncs: { none: 'one per (re)connect; dashboard only' },
   streamStaleFallbacks: { none: 'REST takes over at once; dashboard only' },
+  streamPushMismatches: { none: 'a disagreeing push is never applied and REST settles the record; dashboard only (an order REST cannot place alerts through TradebotOrderIdentityAmbiguous)' },
   ready: ['TradebotNotReady'],
   tradingState: ['TradebotTradingHalted', 'TradebotTradingReducing'],
   killSwitchLastRefresh: { none: 'a timestamp sampled at scrape cannot watch a paper-speed timer; the alert reads tradebot_kill_switch_remaining_seconds' },

@@ -14,6 +14,8 @@ export interface DataRef {
   readonly sha256: string;
   /** The file's extension (`.csv`), kept so the worker's copy parses the same way. */
   readonly ext: string;
+  /** The file's size in bytes: the worker gunzips the queue's copy to at most this much (data-blobs.ts). */
+  readonly bytes: number;
 }
 
 /** The strategy module and its local imports (path relative to the strategies folder, SHA-256). */

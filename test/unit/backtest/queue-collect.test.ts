@@ -43,12 +43,12 @@ test('a sweep parent ranks and renders with the local sweep\'s own functions: th
 });
 
 test('batch IDs hash content, not paths or key order; chunk keys round-trip', () => {
-  const content: BatchContent = { setup, data: [{ market: 'BTC_USDT', sha256: 'a'.repeat(64), ext: '.csv' }], strategy: [{ path: 'sma-cross.ts', sha256: 'b'.repeat(64) }], version: '0.1.0' };
+  const content: BatchContent = { setup, data: [{ market: 'BTC_USDT', sha256: 'a'.repeat(64), ext: '.csv', bytes: 100 }], strategy: [{ path: 'sma-cross.ts', sha256: 'b'.repeat(64) }], version: '0.1.0' };
   const id = batchId(content, jobs, 2, undefined);
   expect(id).toMatch(/^[0-9a-f]{24}$/);
   expect(batchId({ ...content }, jobs.map((j) => ({ params: j.params, index: j.index })), 2, undefined)).toBe(id);
   expect(batchId(content, jobs, 3, undefined)).not.toBe(id);
-  expect(batchId({ ...content, data: [{ market: 'BTC_USDT', sha256: 'c'.repeat(64), ext: '.csv' }] }, jobs, 2, undefined)).not.toBe(id);
+  expect(batchId({ ...content, data: [{ market: 'BTC_USDT', sha256: 'c'.repeat(64), ext: '.csv', bytes: 100 }] }, jobs, 2, undefined)).not.toBe(id);
   expect(chunkOfKey(key(12))).toBe(12);
   expect(chunkJobId('abc', 3)).not.toContain(':');
   expect(chunksOf([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);

@@ -18,7 +18,28 @@ describe('which stream pushes the journal may take alone', () => {
   test('unknown to the journal, OCO legs and another order id: the venue is asked', () => {
     expect(decideOrderEvent(undefined, ev(2), fresh).kind).toBe('ask_market');
     expect(decideOrderEvent(record({ kind: 'oco_sl' }), ev(2), fresh).kind).toBe('ask_record');
-    expect(decideOrderEvent(record({ orderId: 8 }), ev(2), fresh).kind).toBe('ask_record');
+    expect(decideOrderEvent(record({ orderId: 8 }), ev(2), fresh))
+      .toMatchObject({ kind: 'mismatch', disagreement: { field: 'orderId', journaled: '8', reported: '7' } });
+  });
+
+  test('a push that claims the record but disagrees is never applied, with or without an order id journaled', () => {
+    // The finding: a 1 BTC record, not yet acknowledged; a push for another market, side or amount with its client id.
+    const big = (over: Partial<OrderRecord> = {}): OrderRecord => record({ status: 'submitted', orderId: undefined, amount: '1', ...over });
+    const done = (over: Record<string, unknown>) => ev(3, { amount: '1', left: '0', deal_stock: '1', deal_money: '105.5', ...over });
+    const cases: [Record<string, unknown>, string, string, string][] = [
+      [{ market: 'ETH_USDT' }, 'market', 'BTC_USDT', 'ETH_USDT'],
+      [{ side: 1 }, 'side', 'buy', 'sell'],
+      [{ type: 1 }, 'kind', 'stop_limit', 'limit'],
+      [{ amount: '0.0001', deal_stock: '0.0001' }, 'amount', '1', '0.0001'],
+      [{ price: '99' }, 'price', '105.5', '99'],
+    ];
+    for (const [over, field, journaled, reported] of cases) {
+      for (const rec of [big(), big({ status: 'open', orderId: 7 })]) {
+        expect([field, decideOrderEvent(rec, done(over), fresh)]).toEqual([field, { kind: 'mismatch', record: rec, disagreement: { field, journaled, reported } }]);
+      }
+    }
+    // The same facts, spelled differently, agree (decimals, not text).
+    expect(decideOrderEvent(big(), done({ amount: '1.000', price: '105.50' }), fresh).kind).toBe('apply');
   });
 
   test('fills and finishes apply; less filled than the journal is older and ignored', () => {
