@@ -118,7 +118,7 @@ export class TradebotApp {
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
     const keys = StoreKeys.forApiKey(credentials?.apiKey ?? PAPER_API_KEY, c.redis.keyPrefix);
-    const opened = await openState(c, keys, this.wallClock, log, onRedisUp);
+    const opened = await openState(c, keys, this.wallClock, log, onRedisUp, this.input.baseDir);
     const state = opened.adapters;
     redis = opened.redis;
     recordStore(m, redis === undefined ? 'memory' : 'redis', keys.account);
