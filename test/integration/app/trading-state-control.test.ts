@@ -65,9 +65,11 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('with Redis', () => {
   const PREFIX = `tbtest-trading-state-${process.pid}-${Date.now()}`;
-  const ENV = { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX };
   let redis: Redis;
   let config: ReturnType<typeof writeConfig>;
+  let n = 0;
+  /** Each test its own account namespace (prefix): nothing stored, no other daemon's reports. */
+  let ENV: Record<string, string>;
 
   beforeAll(() => {
     redis = new Redis(REDIS_URL);
@@ -75,8 +77,13 @@ describe('with Redis', () => {
     config = writeConfig({ ...base, risk: { ...(base['risk'] as object), initialState: 'halted' } });
   });
 
+  beforeEach(() => {
+    n += 1;
+    ENV = { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: `${PREFIX}-${n}` };
+  });
+
   afterAll(async () => {
-    const keys = await redis.keys(`${PREFIX}:*`);
+    const keys = await redis.keys(`${PREFIX}-*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
     config.cleanup();
@@ -84,46 +91,55 @@ describe('with Redis', () => {
 
   const storedState = async (d: DaemonProcess): Promise<Record<string, string>> => {
     const account = d.lines.find(msg('Redis connected'))!['account'] as string;
-    return redis.hgetall(`${PREFIX}:{${account}}:control:trading-state`);
+    return redis.hgetall(`${ENV['TRADEBOT_REDIS_PREFIX']}:{${account}}:control:trading-state`);
   };
 
-  test('SIGUSR2 and SIGHUP leave a daemon started halted (risk.initialState) and a paused one halted; SIGUSR1 still pauses; resume waits for the acknowledgement', async () => {
+  const start = async (): Promise<DaemonProcess> => {
     daemon = new DaemonProcess(['run', '--config', config.file], ENV);
-    const d = daemon;
-    await d.waitForLine(msg('tradebot started'), 30_000, 'start');
+    await daemon.waitForLine(msg('tradebot started'), 30_000, 'start');
+    return daemon;
+  };
+
+  /** Polls the daemon's metric (the old CLI did not wait for the daemon). */
+  const until = async (d: DaemonProcess, state: string): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while ((await metricState(d)) !== state) {
+      if (Date.now() > deadline) throw new Error(`daemon not ${state} within 10 s\n${d.tail()}`);
+      await sleep(200);
+    }
+  };
+
+  test('SIGUSR2 and SIGHUP leave a daemon started halted (risk.initialState) and a paused one halted; SIGUSR1 still pauses; --pid cannot resume', async () => {
+    const d = await start();
     expect(d.lines.find(msg('trading state at start'))).toMatchObject({ state: 'halted', reason: 'config risk.initialState' });
 
     // 1. Started halted by the config, nothing stored: a guest's SIGUSR2 or SIGHUP changes nothing.
     d.signal('SIGUSR2');
     d.signal('SIGHUP');
-    await d.waitForLine((l) => l.msg.startsWith('SIGUSR2 ignored') && String(l.msg).includes('tradebot resume'), 5000, 'SIGUSR2 ignored');
-    await d.waitForLine((l) => l.msg.startsWith('SIGHUP ignored') && String(l.msg).includes('tradebot reload'), 5000, 'SIGHUP ignored');
     await sleep(2500); // more than two polls of the store
     expect(await metricState(d)).toBe('halted');
     expect(await storedState(d)).toEqual({});
     expect(d.count(msg('trading state changed'))).toBe(0);
     expect(d.count((l) => l.msg.startsWith('strategy reloaded'))).toBe(0);
+    expect(d.lines.find((l) => l.msg.startsWith('SIGUSR2 ignored'))?.msg).toContain('tradebot resume');
+    expect(d.lines.find((l) => l.msg.startsWith('SIGHUP ignored'))?.msg).toContain('tradebot reload');
 
-    // 2. `tradebot resume` goes through the store and waits until the daemon applied it.
-    const resumed = await cli(['resume', '--config', config.file, '--reason', 'checked'], ENV);
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(/trading state -> active stored \(seq 1, account \w+\): applied by 1 running replica within [\d.]+ s\n {2}\S+:\d+: applied seq 1, now active/);
-    expect(await metricState(d)).toBe('active');
-
-    // 3. SIGUSR1 still pauses, and the pause is stored with the store's next seq (every replica, a restart).
+    // 2. Resumed by the operator (through the store), then SIGUSR1 still pauses, stored with the store's next seq.
+    expect((await cli(['resume', '--config', config.file, '--reason', 'checked'], ENV)).code).toBe(0);
+    await until(d, 'active');
     d.signal('SIGUSR1');
-    await d.waitForLine((l) => l.msg === 'trading state changed' && l['state'] === 'halted', 5000, 'halt by SIGUSR1');
+    await until(d, 'halted');
     await sleep(500);
     expect(await storedState(d)).toMatchObject({ state: 'halted', reason: 'signal SIGUSR1', seq: '2' });
 
-    // 4. Paused: SIGUSR2 leaves it paused, in the store and in the daemon.
+    // 3. Paused: SIGUSR2 and SIGHUP leave it paused, in the store and in the daemon.
     d.signal('SIGUSR2');
     d.signal('SIGHUP');
     await sleep(2500);
     expect(await metricState(d)).toBe('halted');
     expect(await storedState(d)).toMatchObject({ state: 'halted', seq: '2' });
 
-    // 5. `resume --pid` and `reduce-only --pid` are refused with a reason; `reload --pid` too.
+    // 4. `resume --pid` and `reduce-only --pid` are refused with a reason; `reload --pid` too.
     for (const command of ['resume', 'reduce-only']) {
       const refused = await cli([command, '--config', config.file, '--pid', String(d.pid)], ENV);
       expect(refused.code).toBe(1);
@@ -133,29 +149,39 @@ describe('with Redis', () => {
     expect([reload.code, reload.stderr]).toEqual([1, expect.stringContaining('reload --pid is refused: the daemon ignores SIGHUP')]);
     await sleep(1500);
     expect(await metricState(d)).toBe('halted');
+  });
 
-    // 6. Resumed through the store: then a pause from a CLI host whose clock is an hour behind is applied (ordered by seq).
+  test('a pause from a CLI host whose clock is an hour behind the last applied record is applied (ordered by the store\'s seq)', async () => {
+    const d = await start();
     expect((await cli(['resume', '--config', config.file], ENV)).code).toBe(0);
-    expect(await metricState(d)).toBe('active');
+    await until(d, 'active');
     const slow = await cli(['pause', '--config', config.file, '--reason', 'slow clock'], { ...ENV, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${JSON.stringify(slowClock)}` });
-    expect([slow.code, slow.stderr]).toEqual([0, '']);
-    expect(slow.stdout).toMatch(/trading state -> halted stored \(seq 4, .*applied by 1 running replica/);
-    expect(await metricState(d)).toBe('halted');
+    expect(slow.code).toBe(0);
+    await until(d, 'halted');
     const stored = await storedState(d);
-    expect(stored).toMatchObject({ state: 'halted', reason: 'slow clock', seq: '4' });
+    expect(stored).toMatchObject({ state: 'halted', reason: 'slow clock', seq: '2' });
     expect(Number(stored['atMs'])).toBeLessThan(Date.now() - HOUR_MS + 60_000); // really stamped an hour behind
-    expect(d.lines.filter(msg('trading state changed')).at(-1)).toMatchObject({ state: 'halted', seq: 4, reason: 'operator: slow clock' });
+    expect(d.lines.filter(msg('trading state changed')).at(-1)).toMatchObject({ state: 'halted', seq: 2, reason: 'operator: slow clock' });
+  });
 
-    // 7. Stopped: the daemon is gone, so nothing confirms: exit 2, saying so; the record stays stored and applies at start.
+  test('`tradebot resume` waits for the daemon\'s acknowledgement and prints what it applied; with no daemon it exits 2 saying so, and the record applies at start', async () => {
+    const d = await start();
+    const resumed = await cli(['resume', '--config', config.file, '--reason', 'checked'], ENV);
+    expect([resumed.code, resumed.stderr]).toEqual([0, '']);
+    expect(resumed.stdout).toMatch(/^trading state -> active stored \(seq 1, account \w+\): applied by 1 running replica within [\d.]+ s\n {2}\S+:\d+: applied seq 1, now active\n$/);
+    // Acknowledged means applied: no need to poll.
+    expect(await metricState(d)).toBe('active');
+
+    // Stopped: nothing confirms. The record stays stored and applies at the next start.
     d.signal('SIGTERM');
     expect((await d.exit()).code).toBe(0);
     await sleep(5500); // its last report ages out (a replica is alive while it reported within 5 s)
-    const unconfirmed = await cli(['resume', '--config', config.file, '--wait-seconds', '2'], ENV);
+    const unconfirmed = await cli(['pause', '--config', config.file, '--wait-seconds', '2'], ENV);
     expect(unconfirmed.code).toBe(2);
-    expect(unconfirmed.stderr).toContain('trading state -> active stored (seq 5');
+    expect(unconfirmed.stderr).toContain('trading state -> halted stored (seq 2');
     expect(unconfirmed.stderr).toContain('the daemon did not confirm within 2 s: no daemon reported with this config');
     daemon = new DaemonProcess(['run', '--config', config.file], ENV);
-    expect(await daemon.waitForLine(msg('trading state at start'), 30_000, 'restart')).toMatchObject({ state: 'active', stored: 'active', seq: 5 });
+    expect(await daemon.waitForLine(msg('trading state at start'), 30_000, 'restart')).toMatchObject({ state: 'halted', stored: 'halted', seq: 2 });
   });
 
   test('--wait-seconds is checked', async () => {
