@@ -134,7 +134,7 @@ export class RedisTradingStateStore implements TradingStateStore {
   }
 }
 
-/** In-process store (unit tests): the same contract, seq counted here. */
+/** In-process store (tests, memoryAdapters; the daemon without Redis uses FileTradingStateStore): the same contract, seq counted here. */
 export class InMemoryTradingStateStore implements TradingStateStore {
   private record: TradingStateRecord | undefined;
   private readonly reports = new Map<string, { report: AppliedReport; atMs: number }>();
