@@ -44,7 +44,7 @@ export interface AppInput {
   /** Injected, never prom-client's global registry. */
   readonly registry: Registry;
   readonly version?: string;
-  /** The config file (re-read by `tradebot reload` / SIGHUP). */
+  /** The config file (re-read by `tradebot reload`; the daemon ignores SIGHUP). */
   readonly configFile?: string | undefined;
 }
 
@@ -118,7 +118,7 @@ export class TradebotApp {
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
     const keys = StoreKeys.forApiKey(credentials?.apiKey ?? PAPER_API_KEY, c.redis.keyPrefix);
-    const opened = await openState(c, keys, this.wallClock, log, onRedisUp);
+    const opened = await openState(c, keys, this.wallClock, log, onRedisUp, this.input.baseDir);
     const state = opened.adapters;
     redis = opened.redis;
     recordStore(m, redis === undefined ? 'memory' : 'redis', keys.account);
@@ -317,7 +317,7 @@ export class TradebotApp {
     return check;
   }
 
-  /** SIGHUP: re-reads the config and the strategy modules (`tradebot reload` without a strategy). */
+  /** Re-reads the config and the strategy modules (every strategy). Not bound to SIGHUP any more: a reload runs new strategy code, so only `tradebot reload` asks for it. */
   async reloadStrategies(source: string): Promise<void> {
     const v = this.versions;
     if (v === undefined) return void this.log.warn({ source }, 'strategy reload ignored: not started yet');

@@ -27,8 +27,11 @@ export interface DaemonOptions {
 
 /**
  * Runs the daemon until a signal stops it; resolves with the exit code (the caller exits with it).
- * SIGTERM/SIGINT: graceful stop within shutdown.graceMs. SIGUSR1: halt trading. SIGUSR2: resume.
- * SIGHUP: reload the config and the strategy modules (a changed strategy starts as a shadow).
+ * SIGTERM/SIGINT: graceful stop within shutdown.graceMs. SIGUSR1: halt trading (stored, like
+ * `tradebot pause`). SIGUSR2 and SIGHUP are logged and ignored: anything running as the daemon's
+ * user (a strategy guest included) can send a signal, so a signal may only make things safer;
+ * resuming goes through `tradebot resume`, reloading (which runs new strategy code) through
+ * `tradebot reload` (docs/daemon.md "Signals").
  * An uncaught exception or unhandled rejection is logged and ends the process with 1 at once: a
  * daemon in an unknown state must not keep trading (the kill-switch then cancels its orders).
  */
@@ -85,18 +88,23 @@ async function superviseApp(app: TradebotApp, config: FrozenConfig, logger: Logg
     logger.fatal({ err: error, kind }, 'fatal error: exiting 1 rather than trading in an unknown state');
     resolveExit(EXIT_FAILURE);
   };
-  const setState = (state: 'halted' | 'active', signal: string): void => {
+  // A flood of signals costs a log line per signal every 10 s and at most one store write at a time.
+  const ignored = rateLimitedWarning(logger, 10_000);
+  let pausing = false;
+  const pause = (): void => {
     const control = app.tradingControl;
-    if (control === undefined) return void logger.warn({ signal }, 'trading state signal ignored: not started yet');
-    void control.set(state, `signal ${signal}`);
+    if (control === undefined) return ignored('SIGUSR1', 'SIGUSR1 ignored: not started yet (the stored state or risk.initialState applies at start)');
+    if (pausing) return ignored('SIGUSR1', 'SIGUSR1 ignored: a pause by signal is being stored');
+    pausing = true;
+    void control.set('halted', 'signal SIGUSR1').finally(() => { pausing = false; });
   };
   const handlers: [string, (...args: any[]) => void][] = [
     ['SIGTERM', () => void shutdown('SIGTERM')],
     ['SIGINT', () => void shutdown('SIGINT')],
-    ['SIGUSR1', () => setState('halted', 'SIGUSR1')],
-    ['SIGUSR2', () => setState('active', 'SIGUSR2')],
-    // Re-read the config and the strategy modules: a changed strategy starts as a shadow (docs/strategies.md).
-    ['SIGHUP', () => void app.reloadStrategies('SIGHUP').catch((err: unknown) => logger.error({ err }, 'strategy reload failed'))],
+    ['SIGUSR1', pause],
+    // Handled (the default action would end the process) but never a resume: see runDaemon.
+    ['SIGUSR2', () => ignored('SIGUSR2', 'SIGUSR2 ignored: a signal cannot resume trading; resume with `tradebot resume --config <file>` (the daemon confirms it)')],
+    ['SIGHUP', () => ignored('SIGHUP', 'SIGHUP ignored: strategies are reloaded only by `tradebot reload --config <file>` (a reload runs new strategy code)')],
     ['uncaughtException', onFatal('uncaughtException')],
     ['unhandledRejection', onFatal('unhandledRejection')],
   ];
@@ -117,6 +125,21 @@ async function superviseApp(app: TradebotApp, config: FrozenConfig, logger: Logg
   for (const [event, handler] of handlers) process.off(event, handler);
   await new Promise<void>((resolve) => { logger.flush(() => resolve()); });
   return code;
+}
+
+/** Logs `message` for a signal at most once per `everyMs`, with how many were suppressed since. */
+function rateLimitedWarning(logger: Logger, everyMs: number): (signal: string, message: string) => void {
+  const last = new Map<string, { atMs: number; suppressed: number }>();
+  return (signal, message) => {
+    const now = Date.now();
+    const entry = last.get(signal);
+    if (entry !== undefined && now - entry.atMs < everyMs) {
+      entry.suppressed += 1;
+      return;
+    }
+    logger.warn({ signal, suppressed: entry?.suppressed ?? 0 }, message);
+    last.set(signal, { atMs: now, suppressed: 0 });
+  };
 }
 
 /** One line naming the error's code, message and (for config errors) the key path. */

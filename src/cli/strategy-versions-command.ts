@@ -22,7 +22,8 @@ interface Options {
  * daemon (docs/strategies.md "Changing a running strategy"). The request goes where the daemon
  * reads it every second: its Redis (the account's control keys), or without Redis the files under
  * `strategies.stateDir`; the command waits for the daemon's answer and exits 1 on a refusal.
- * `reload --pid P` sends the daemon SIGHUP instead (the answer is in its log).
+ * `reload --pid P` is refused: the daemon no longer reloads on SIGHUP (a reload runs new strategy
+ * code, and anything running as the daemon's user can send a signal).
  */
 export function registerStrategyVersionCommands(program: Command): void {
   const common = (c: Command): Command => c
@@ -30,7 +31,7 @@ export function registerStrategyVersionCommands(program: Command): void {
     .option('--timeout <seconds>', 'how long to wait for the daemon\'s answer', '60');
   common(program.command('reload').description('re-read the config and strategy modules: a changed strategy starts as a shadow'))
     .option('--strategy <name>', 'only this strategy')
-    .option('--pid <pid>', 'send this daemon process SIGHUP instead (the outcome is in its log)')
+    .option('--pid <pid>', 'refused: the daemon ignores SIGHUP; a reload goes through the control store')
     .action(async (opts: Options) => run(() => request('reload', opts.strategy, opts)));
   common(program.command('promote <name>').description('make the shadow version of a strategy live (between two candles)'))
     .action(async (name: string, opts: Options) => run(() => request('promote', name, opts)));
@@ -67,11 +68,7 @@ async function withStore<T>(opts: Options, job: (store: StrategyControlStore) =>
 
 async function request(command: ControlCommand, strategy: string | undefined, opts: Options): Promise<{ ok: boolean; text: string }> {
   if (opts.pid !== undefined) {
-    const pid = Number(opts.pid);
-    if (!Number.isInteger(pid) || pid <= 0) throw new ConfigError(`--pid must be a process id, got ${opts.pid}`, { path: 'pid' });
-    if (strategy !== undefined) throw new ConfigError('--pid reloads every strategy (SIGHUP); drop --strategy or --pid', { path: 'pid' });
-    process.kill(pid, 'SIGHUP');
-    return { ok: true, text: `sent SIGHUP to ${pid}: the daemon reloads its config and strategy modules (the outcome is in its log)` };
+    throw new ConfigError('reload --pid is refused: the daemon ignores SIGHUP (a reload runs new strategy code, and anything running as its user can send a signal); run `tradebot reload --config <file>` without --pid, which waits for the daemon\'s answer', { path: 'pid' });
   }
   const timeoutMs = Number(opts.timeout ?? '60') * 1000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`--timeout must be a positive number of seconds, got ${opts.timeout}`, { path: 'timeout' });

@@ -110,11 +110,22 @@ export class StoreKeys {
   }
 
   /**
-   * HASH (`state`, `reason`, `atMs`): the operator's run-time trading state (`tradebot pause|resume|
-   * reduce-only` writes it, the daemon polls it). Survives restarts.
+   * HASH (`state`, `reason`, `atMs`, `seq`, `epoch`): the operator's run-time trading state (`tradebot
+   * pause|resume|reduce-only` writes it through set-trading-state.lua, which allocates `seq`; the
+   * daemon polls it). Survives restarts.
    */
   tradingState(): string {
     return this.key('control', 'trading-state');
+  }
+
+  /** HASH instance -> JSON {instance, epoch, appliedSeq, state, atMs}: the trading-state record each replica applied. */
+  tradingStateApplied(): string {
+    return this.key('control', 'trading-state-applied');
+  }
+
+  /** ZSET instance scored by the store's clock (ms) at its last report: which replicas are alive. */
+  tradingStateSeen(): string {
+    return this.key('control', 'trading-state-seen');
   }
 
   /** ZSET (score = open time, s): the closed candles of one (market, interval) the strategies got (drift check). */

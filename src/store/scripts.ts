@@ -76,6 +76,9 @@ const SCRIPT_FILES = {
   tbRenewLease: { file: 'renew-lease.lua', keys: 1 },
   tbReleaseLease: { file: 'release-lease.lua', keys: 1 },
   tbAppendRecord: { file: 'append-record.lua', keys: 1 },
+  tbSetTradingState: { file: 'set-trading-state.lua', keys: 1 },
+  tbReportTradingState: { file: 'report-trading-state.lua', keys: 2 },
+  tbReadTradingStateReplicas: { file: 'read-trading-state-replicas.lua', keys: 2 },
 } as const;
 type ScriptName = keyof typeof SCRIPT_FILES;
 
@@ -114,6 +117,9 @@ export interface StoreScripts {
   renewLease(leaseKey: string, owner: string, token: string, ttlMs: number): Promise<ScriptReply>;
   releaseLease(leaseKey: string, owner: string, token: string): Promise<ScriptReply>;
   appendRecord(key: string, score: number, line: string, oldest: number, maxEntries: number, firstOnly: boolean): Promise<ScriptReply>;
+  setTradingState(key: string, state: string, reason: string, atMs: number, newEpoch: string): Promise<ScriptReply>;
+  reportTradingState(appliedKey: string, seenKey: string, instance: string, json: string, forgetAfterMs: number): Promise<number>;
+  readTradingStateReplicas(appliedKey: string, seenKey: string): Promise<ScriptReply>;
 }
 
 type Dynamic = Record<ScriptName, (...args: Arg[]) => Promise<ScriptReply>>;
@@ -139,6 +145,9 @@ export function storeScripts(redis: Redis): StoreScripts {
     renewLease: (leaseKey, owner, token, ttlMs) => r.tbRenewLease(leaseKey, owner, token, ttlMs),
     releaseLease: (leaseKey, owner, token) => r.tbReleaseLease(leaseKey, owner, token),
     appendRecord: (key, score, line, oldest, maxEntries, firstOnly) => r.tbAppendRecord(key, score, line, oldest, maxEntries, firstOnly ? '1' : '0'),
+    setTradingState: (key, state, reason, atMs, newEpoch) => r.tbSetTradingState(key, state, reason, Math.trunc(atMs), newEpoch),
+    reportTradingState: async (appliedKey, seenKey, instance, json, forgetAfterMs) => Number(await r.tbReportTradingState(appliedKey, seenKey, instance, json, forgetAfterMs)),
+    readTradingStateReplicas: (appliedKey, seenKey) => r.tbReadTradingStateReplicas(appliedKey, seenKey),
   };
   registered.set(redis, scripts);
   return scripts;

@@ -1,54 +1,80 @@
+import { hostname } from 'node:os';
 import type { Logger } from '../log/logger';
 import type { RiskEngine } from '../risk/risk-engine';
 import type { TradingState } from '../risk/trading-state';
-import type { TradingStateStore } from './trading-state-store';
+import { isLater, type StoredPosition, type TradingStateChange, type TradingStateStore } from './trading-state-store';
+
+/** The only state the daemon sets by itself (signals, automatic halts): it may make things safer, never riskier. */
+export type DaemonTradingState = Extract<TradingState, 'halted'>;
+
+const NOTHING_APPLIED: StoredPosition = { seq: 0, epoch: '' };
 
 /**
  * Keeps the RiskEngine's trading state in line with the operator's: `tradebot pause|resume|
- * reduce-only` writes the store (a Redis key), this class reads it every second (job
- * `trading-state`); SIGUSR1 / SIGUSR2 (halt / resume) go through `set()` for the in-process case.
+ * reduce-only` writes the store (a Redis hash, or a file without Redis), this class reads it every
+ * second (job `trading-state`) and reports what it applied, which the CLI waits for. SIGUSR1 and
+ * the automatic halts (clock guard, echo guard) go through `halt()`; nothing in the process can
+ * resume trading: only a record written to the store can.
+ *
+ * Records are ordered by the seq the store allocated, never by clocks: a record is applied when
+ * its seq is larger than the last one applied (or the store started over: another epoch).
  *
  * At start-up the STORED state wins: a restart (crash, deploy, pm2 reload) comes back in the state
- * the operator (or a signal) last set, active, reduce-only or halted. `risk.initialState` applies
- * only when nothing is stored: the first start of a deployment, or after Redis lost its data (then a
- * live config's `halted` keeps it from trading until someone checked). After that, only records
- * written after the last one applied count.
+ * the operator (or a halt) last set. `risk.initialState` applies only when nothing is stored: the
+ * first start of a deployment, or after the store lost its data (then a live config's `halted`
+ * keeps it from trading until someone checked).
  */
 export class TradingStateControl {
-  private appliedAtMs = 0;
+  private applied: StoredPosition = NOTHING_APPLIED;
+  /** A halt applied here but not stored yet (store unavailable): stored at the next poll. */
+  private unstored: TradingStateChange | undefined;
 
-  constructor(private readonly engine: RiskEngine, private readonly store: TradingStateStore, private readonly log: Logger) {}
+  constructor(
+    private readonly engine: RiskEngine,
+    private readonly store: TradingStateStore,
+    private readonly log: Logger,
+    readonly instance: string = `${hostname()}:${process.pid}`,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
 
   async init(initial: TradingState): Promise<TradingState> {
     const stored = await this.store.read();
     let state = initial;
     let reason = 'config risk.initialState';
     if (stored !== undefined) {
-      this.appliedAtMs = stored.atMs;
+      this.applied = { seq: stored.seq, epoch: stored.epoch };
       state = stored.state;
       reason = `restored: ${stored.reason || 'no reason given'}`;
     }
     this.engine.setTradingState(state, reason);
-    this.log.info({ state, reason, stored: stored?.state }, 'trading state at start');
+    this.log.info({ state, reason, stored: stored?.state, seq: stored?.seq }, 'trading state at start');
+    await this.report().catch((err: unknown) => this.log.warn({ err }, 'applied trading state not reported (store unavailable)'));
     return state;
   }
 
-  /** Applies an operator change written since the last one applied (job `trading-state`). */
+  /** Applies a record stored after the last one applied, then reports (job `trading-state`, every second). */
   async sync(): Promise<void> {
+    await this.storeUnstored();
     const stored = await this.store.read();
-    if (stored === undefined || stored.atMs <= this.appliedAtMs) return;
-    this.appliedAtMs = stored.atMs;
-    this.apply(stored.state, `operator: ${stored.reason || 'no reason given'}`);
+    if (stored !== undefined && isLater(stored, this.applied)) {
+      this.applied = { seq: stored.seq, epoch: stored.epoch };
+      this.apply(stored.state, `operator: ${stored.reason || 'no reason given'}`, stored.seq);
+    }
+    await this.report();
   }
 
-  /** Sets and stores a state (signals, automatic halts). */
-  async set(state: TradingState, reason: string, nowMs: number = Date.now()): Promise<void> {
-    this.apply(state, reason);
-    this.appliedAtMs = nowMs;
+  /**
+   * Halts at once and stores it with the store's next seq (signal SIGUSR1, automatic halts), so a
+   * restart and every replica stay halted until an operator resumes through the store.
+   */
+  async set(state: DaemonTradingState, reason: string, nowMs: number = this.nowMs()): Promise<void> {
+    if (state !== 'halted') throw new Error(`the daemon can only halt by itself, not set ${String(state)}: resuming goes through the store`);
+    this.apply(state, reason, undefined);
+    this.unstored = { state, reason, atMs: nowMs };
     try {
-      await this.store.write({ state, reason, atMs: nowMs });
+      await this.storeUnstored();
     } catch (error) {
-      this.log.error({ err: error, state }, 'trading state applied but not stored (store unavailable)');
+      this.log.error({ err: error, state }, 'trading state applied but not stored (store unavailable): retried every second');
     }
   }
 
@@ -56,10 +82,33 @@ export class TradingStateControl {
     return this.engine.tradingState;
   }
 
-  private apply(state: TradingState, reason: string): void {
+  /** The last stored record applied here (seq 0: none). */
+  get appliedPosition(): StoredPosition {
+    return this.applied;
+  }
+
+  private async storeUnstored(): Promise<void> {
+    const change = this.unstored;
+    if (change === undefined) return;
+    const position = await this.store.write(change);
+    if (this.unstored === change) this.unstored = undefined;
+    // A record the operator stored meanwhile with a larger seq was applied by sync(): it stays.
+    if (isLater(position, this.applied)) {
+      this.applied = position;
+      this.apply(change.state, change.reason, position.seq);
+    }
+  }
+
+  private async report(): Promise<void> {
+    await this.store.reportApplied({
+      instance: this.instance, epoch: this.applied.epoch, appliedSeq: this.applied.seq, state: this.engine.tradingState, atMs: this.nowMs(),
+    });
+  }
+
+  private apply(state: TradingState, reason: string, seq: number | undefined): void {
     const previous = this.engine.tradingState;
     if (previous === state) return;
     this.engine.setTradingState(state, reason);
-    this.log.warn({ state, previous, reason }, 'trading state changed');
+    this.log.warn({ state, previous, reason, ...(seq === undefined ? {} : { seq }) }, 'trading state changed');
   }
 }

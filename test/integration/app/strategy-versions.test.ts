@@ -159,7 +159,7 @@ describe('with Redis: reload, shadow, promote, rollback on a running daemon', ()
   });
 });
 
-describe('without Redis (paper): SIGHUP reload, SIGKILL during a promotion', () => {
+describe('without Redis (paper): reload, SIGKILL during a promotion', () => {
   let s: Setup;
   beforeAll(() => { s = setup(); });
   afterAll(() => s.cleanup());
@@ -171,14 +171,16 @@ describe('without Redis (paper): SIGHUP reload, SIGKILL during a promotion', () 
     await d.waitForLine(msg('tradebot started'), 30_000, 'start');
     const v1 = (d.lines.find(msg('strategies running'))!['strategies'] as { version: string }[])[0]!.version;
     writeFileSync(s.module, ladder('v2', '1.045'));
-    d.signal('SIGHUP');
+    // `tradebot reload` through the control files (the daemon ignores SIGHUP: a signal never runs new code).
+    const reload = new DaemonProcess(['reload', '--config', s.config], ENV);
     const reloaded = await d.waitForLine(msg('strategy reloaded: new version runs as a shadow (its intents are recorded, not sent)'), 30_000, 'reload');
+    expect((await reload.exit()).code).toBe(0);
     const v2 = reloaded['shadow'] as string;
     await more(d, seen('v2'), 3, 'shadow candles');
 
     // The request is read within a second; the daemon is killed as it handles it.
     const promote = new DaemonProcess(['promote', 'ladder', '--config', s.config, '--timeout', '5'], ENV);
-    await d.waitForLine(msg('strategy request received'), 10_000, 'the promote request');
+    await d.waitForLine((l) => l.msg === 'strategy request received' && (l['request'] as { command?: string } | undefined)?.command === 'promote', 10_000, 'the promote request');
     d.signal('SIGKILL');
     await d.exit();
     await promote.exit();
@@ -230,17 +232,22 @@ describe('replicas sharing Redis and leases', () => {
     await b.waitForLine(msg('tradebot started'), 30_000, 'B start');
     const v1 = (b.lines.find(msg('strategies running'))!['strategies'] as { version: string }[])[0]!.version;
 
-    // Only A reloads (SIGHUP): B never sees v2 as a shadow.
+    // Only the daemon that pops the reload request reloads (the other never sees v2 as a shadow).
     writeFileSync(s.module, ladder('v2', '1.045'));
-    a.signal('SIGHUP');
-    const v2 = (await a.waitForLine(msg('strategy reloaded: new version runs as a shadow (its intents are recorded, not sent)'), 30_000, 'A reload'))['shadow'] as string;
-    // B may pop the request first: it has no shadow, so it hands the request on to A.
+    const RELOADED = msg('strategy reloaded: new version runs as a shadow (its intents are recorded, not sent)');
+    const reload = new DaemonProcess(['reload', '--config', s.config], ENV);
+    expect((await reload.exit()).code).toBe(0);
+    const reloader = a.lines.some(RELOADED) ? a : b;
+    const follower = reloader === a ? b : a;
+    const v2 = reloader.lines.find(RELOADED)!['shadow'] as string;
+    expect(follower.count(RELOADED)).toBe(0);
+    // The follower may pop the request first: it has no shadow, so it hands the request on to the reloader.
     const promoted = cli(['promote', 'ladder', '--config', s.config], ENV);
     expect([promoted.code, promoted.stdout]).toEqual([0, expect.stringContaining(`version ${v2} is live`)]);
-    const applied = await b.waitForLine(msg('strategy version promoted by another daemon: applied here before its next candle'), 15_000, 'B applies the promotion');
+    const applied = await follower.waitForLine(msg('strategy version promoted by another daemon: applied here before its next candle'), 15_000, 'the follower applies the promotion');
     expect([applied['from'], applied['to']]).toEqual([v1, v2]);
-    expect(await metrics(b)).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="live"} 1`);
-    await more(b, seen('v2'), 3, 'B runs v2');
+    expect(await metrics(follower)).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="live"} 1`);
+    await more(follower, seen('v2'), 3, 'the follower runs v2');
 
     // The journal: once the promotion is stored, the orders either daemon places come from v2.
     const account = a.lines.find(msg('Redis connected'))!['account'] as string;

@@ -181,10 +181,11 @@ test('injected faults show with their cause, never unexplained: venue latency, a
     const real = rowToCandle(exchange.feed.source('BTC_USDT')!.rowsBetween(ahead, ahead + 60)[0]!);
     exchange.feed.misserve('BTC_USDT', ahead, { high: real.high.times('1.03').toFixed(2), low: real.low.times('0.97').toFixed(2) });
     await sleep(8_000);
-    // 3. A pause (SIGUSR1 halts new orders), then resume (SIGUSR2).
+    // 3. A pause (SIGUSR1 halts new orders), then `tradebot resume` (a signal never resumes), which waits for the daemon.
     running.signal('SIGUSR1');
     await sleep(5_000);
-    running.signal('SIGUSR2');
+    const resume = new DaemonProcess(['resume', '--config', cfg.file], env);
+    expect((await resume.exit()).code).toBe(0);
     await sleep(4_000);
     running.signal('SIGTERM');
     expect((await running.exit()).code).toBe(0);

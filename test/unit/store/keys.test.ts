@@ -17,6 +17,7 @@ describe('StoreKeys', () => {
     const all = [
       keys.nonce(), keys.bucket('orders'), keys.order('tb-x-1'), keys.orderHistory('tb-x-1'), keys.liveOrders(), keys.allOrders(),
       keys.strategyOrders('sma cross'), keys.liveCounts(), keys.lease('sma', 'BTC_USDT'), keys.fence('sma', 'BTC_USDT'), keys.tradingState(),
+      keys.tradingStateApplied(), keys.tradingStateSeen(),
     ];
     for (const k of all) {
       expect(k).toMatch(new RegExp(`^tradebot:\\{${keys.account}\\}:[a-z-]+:\\S+$`));
