@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSimOptions } from '../../../src/cli/sim-exchange-command';
 
-const base = { port: '0', host: '127.0.0.1', apiKey: 'k', market: [], speed: '0', seed: '1', rateLimits: true, dialect: 'venue', unknownFields: 'refuse', ocoLegIds: 'empty', region: 'global' };
+const noKey = { port: '0', host: '127.0.0.1', market: [], speed: '0', seed: '1', rateLimits: true, dialect: 'venue', unknownFields: 'refuse', ocoLegIds: 'empty', region: 'global' };
+const base = { ...noKey, apiKey: 'k' };
 
 describe('sim-exchange: the API secret never comes from the command line', () => {
   let dir: string;
@@ -31,7 +32,7 @@ describe('sim-exchange: the API secret never comes from the command line', () =>
     expect(parseSimOptions({ ...base, apiSecretFile: secretFile }, {}).apiSecret).toBe('file-secret');
     expect(parseSimOptions(base, { TRADEBOT_SIM_API_SECRET_FILE: secretFile }).apiSecret).toBe('file-secret');
     expect(parseSimOptions(base, { TRADEBOT_SIM_API_SECRET: 'env-secret' }).apiSecret).toBe('env-secret');
-    expect(parseSimOptions({ ...base, apiKey: undefined }, { TRADEBOT_SIM_API_KEY: 'ek', TRADEBOT_SIM_API_SECRET: 's' }).apiKey).toBe('ek');
+    expect(parseSimOptions(noKey, { TRADEBOT_SIM_API_KEY: 'ek', TRADEBOT_SIM_API_SECRET: 's' }).apiKey).toBe('ek');
   });
 
   test('one source only, and bad files are named without their content', () => {
@@ -54,8 +55,8 @@ describe('sim-exchange: the API secret never comes from the command line', () =>
 
   test('key and secret go together, each message says what is missing', () => {
     expect(() => parseSimOptions(base, {})).toThrow(/--api-key needs its secret: --api-secret-file F, TRADEBOT_SIM_API_SECRET or TRADEBOT_SIM_API_SECRET_FILE/);
-    expect(() => parseSimOptions({ ...base, apiKey: undefined }, { TRADEBOT_SIM_API_SECRET: 's' })).toThrow(/no API key: add --api-key K/);
+    expect(() => parseSimOptions(noKey, { TRADEBOT_SIM_API_SECRET: 's' })).toThrow(/no API key: add --api-key K/);
     // Neither: a simulator without an account (market data only).
-    expect(parseSimOptions({ ...base, apiKey: undefined }, {}).apiKey).toBeUndefined();
+    expect(parseSimOptions(noKey, {}).apiKey).toBeUndefined();
   });
 });
