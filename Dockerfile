@@ -1,8 +1,14 @@
 # syntax=docker/dockerfile:1
-# tradebot image: build with `docker build -t tradebot .`; run with secrets from the environment:
-#   docker run --rm --stop-timeout 20 -p 9464:9464 \
-#     -e TRADEBOT_API_KEY -e TRADEBOT_API_SECRET -e TRADEBOT_REDIS_URL \
+# tradebot image: build with `docker build -t tradebot .`; run with secrets as files (never as -e VALUE:
+# `docker inspect` shows a container's environment to anyone who can talk to the Docker daemon):
+#   docker run --rm --stop-timeout 20 \
+#     -e TRADEBOT_API_KEY_FILE=/run/secrets/api-key -e TRADEBOT_API_SECRET_FILE=/run/secrets/api-secret \
+#     -e TRADEBOT_REDIS_URL_FILE=/run/secrets/redis-url -v "$PWD/secrets:/run/secrets:ro" \
 #     -v "$PWD/config/live.yaml:/app/config/live.yaml:ro" tradebot
+# Metrics, /healthz and /readyz listen on the container's loopback only: /metrics shows balances,
+# exposure, PnL, open orders and strategy names. To let Prometheus scrape, opt in and publish on an
+# address only it reaches (docs/operations.md "Docker"):
+#     -e TRADEBOT_CONFIG__METRICS__HOST=0.0.0.0 -p 127.0.0.1:9464:9464
 # --stop-timeout: Docker's default (10 s) equals the daemon's shutdown delay; give it more.
 
 # Node.js 26, the Active LTS line (LTS since 2026-10-28; Node 20 is end of life since 2026-04-30),
@@ -28,8 +34,9 @@ RUN npm run build
 
 # ---- runtime: production dependencies and the compiled code only -----------------------------
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production \
-    TRADEBOT_CONFIG__METRICS__HOST=0.0.0.0
+# No TRADEBOT_CONFIG__METRICS__HOST here: metrics stay on 127.0.0.1 (the config default) unless the
+# operator opts in at run time (the Kubernetes Deployment does, behind its NetworkPolicy).
+ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
@@ -41,9 +48,10 @@ COPY strategies ./strategies
 
 # The base image's `node` user (uid 1000), given numerically so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
-EXPOSE 9464
+# No EXPOSE: `docker run -P` would publish the metrics port on every host address.
 
-# Liveness over the metrics port. node, not curl: the slim image has no curl.
+# Liveness over the metrics port, on loopback (where it listens by default; 0.0.0.0 includes it).
+# node, not curl: the slim image has no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "const p=process.env.TRADEBOT_CONFIG__METRICS__PORT||9464;require('http').get('http://127.0.0.1:'+p+'/healthz',r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).setTimeout(4000,()=>process.exit(1))"]
 

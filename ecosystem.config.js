@@ -4,8 +4,9 @@
 //   pm2 logs tradebot | npx pino-pretty                  read the JSON logs
 //   pm2 reload tradebot                                  fork mode: graceful stop, then start; returns once 'ready'
 // Secrets are never written here, and not given as plain environment variables either (pm2 keeps an
-// app's environment in `pm2 jlist`): export TRADEBOT_API_KEY, TRADEBOT_API_SECRET_FILE and
-// TRADEBOT_REDIS_URL_FILE (files of mode 600) in the shell that runs `pm2 start`.
+// app's environment in `pm2 jlist`) nor as arguments (`ps`, and `args` in `pm2 jlist`): export
+// TRADEBOT_API_KEY_FILE, TRADEBOT_API_SECRET_FILE and TRADEBOT_REDIS_URL_FILE (files of mode 600) in the
+// shell that runs `pm2 start`. test/unit/deploy/no-secrets-on-command-lines.test.ts checks this file.
 // Distributed sweep workers have their own process file: deploy/pm2/sweep-worker.config.js.
 'use strict';
 
@@ -70,8 +71,8 @@ module.exports = {
       env_live: {
         NODE_ENV: 'production',
         TRADEBOT_CONFIG: config,
-        // TRADEBOT_REDIS_URL_FILE (required in live mode; the URL may hold a password) and the API
-        // key and TRADEBOT_API_SECRET_FILE come from the shell environment, never from this file.
+        // TRADEBOT_REDIS_URL_FILE (required in live mode; the URL may hold a password),
+        // TRADEBOT_API_KEY_FILE and TRADEBOT_API_SECRET_FILE come from the shell environment, never from this file.
       },
     },
   ],

@@ -1,3 +1,4 @@
+import { readEnvOrFile } from '../config/credentials';
 import { SystemClock } from '../core/clock';
 import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import type { NonceSource } from '../exchange/nonce/nonce-source';
@@ -11,12 +12,13 @@ export interface CliNonceSource {
 }
 
 /**
- * The nonce source of CLI commands. When TRADEBOT_REDIS_URL is set it is the daemon's own Redis
+ * The nonce source of CLI commands. When TRADEBOT_REDIS_URL (or TRADEBOT_REDIS_URL_FILE, as the
+ * daemon reads it: ignoring the file would silently fall back to in-process nonces) is set it is the daemon's own Redis
  * allocator (same key prefix, TRADEBOT_REDIS_PREFIX), so an operator's manual call can never reuse or
  * undercut a nonce of the running daemon on the same API key; otherwise an in-process one.
  */
 export async function createNonceSource(env: NodeJS.ProcessEnv = process.env): Promise<CliNonceSource> {
-  const url = env['TRADEBOT_REDIS_URL'];
+  const url = readEnvOrFile(env, 'TRADEBOT_REDIS_URL');
   if (!url) return { source: new InMemoryNonceSource({ clock: new SystemClock() }), close: async () => undefined };
   const redis = createRedis(url, { lazyConnect: true, connectionName: 'tradebot-cli' });
   await connectRedis(redis);

@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { readEnvOrFile, readSecretFile } from '../config/credentials';
 import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
 import { parseFillModel } from '../domain/fill-model';
@@ -17,7 +18,9 @@ interface SimExchangeOptions {
   port: string;
   host: string;
   apiKey?: string;
+  /** Refused: kept as an option only to say why (see REFUSED_SECRET_FLAG). */
   apiSecret?: string;
+  apiSecretFile?: string;
   market: string[];
   balance?: string;
   collateralBalance?: string;
@@ -51,7 +54,9 @@ interface SimExchangeOptions {
  * `listening on http://127.0.0.1:<port>` when ready; stops cleanly (exit 0) on SIGTERM / SIGINT.
  * The WebSocket API is on the same port at `/ws` (ws://127.0.0.1:<port>/ws; not printed, to keep
  * the one line).
- * The secret may come from TRADEBOT_SIM_API_SECRET instead of the command line.
+ * Its API secret never comes from the command line, which every local user can read (`ps`,
+ * /proc/<pid>/cmdline, `pm2 jlist`): --api-secret-file F, TRADEBOT_SIM_API_SECRET or
+ * TRADEBOT_SIM_API_SECRET_FILE. The API key alone signs nothing, so it may stay a flag.
  */
 export function registerSimExchangeCommand(program: Command): void {
   program
@@ -60,7 +65,8 @@ export function registerSimExchangeCommand(program: Command): void {
     .option('--port <port>', 'port, 0 = a random free port', '0')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--api-key <key>', 'API key accepted by the simulator (or TRADEBOT_SIM_API_KEY)')
-    .option('--api-secret <secret>', 'its secret (or TRADEBOT_SIM_API_SECRET)')
+    .option('--api-secret-file <file>', 'file holding its secret (or TRADEBOT_SIM_API_SECRET / TRADEBOT_SIM_API_SECRET_FILE); never the secret itself on the command line')
+    .addOption(new Option('--api-secret <secret>').hideHelp())
     .option('--market <NAME[=path.csv]>', 'market to simulate, replaying a 1m candle CSV or a random walk; repeatable', collect, [])
     .option('--balance <list>', 'starting trading balances, e.g. USDT=10000,BTC=1')
     .option('--collateral-balance <list>', 'starting collateral balances (OCO margin), e.g. USDT=5000; default none')
@@ -106,9 +112,14 @@ export function registerSimExchangeCommand(program: Command): void {
 
 export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv): SimulatedExchangeOptions {
   const apiKey = opts.apiKey ?? env['TRADEBOT_SIM_API_KEY'];
-  const apiSecret = opts.apiSecret ?? env['TRADEBOT_SIM_API_SECRET'];
+  const apiSecret = simApiSecret(opts, env);
   if ((apiKey === undefined) !== (apiSecret === undefined)) {
-    throw new ConfigError('--api-key and --api-secret go together', { path: 'apiSecret' });
+    throw new ConfigError(
+      apiKey === undefined
+        ? 'the API secret is set but no API key: add --api-key K (or TRADEBOT_SIM_API_KEY)'
+        : '--api-key needs its secret: --api-secret-file F, TRADEBOT_SIM_API_SECRET or TRADEBOT_SIM_API_SECRET_FILE',
+      { path: apiKey === undefined ? 'apiKey' : 'apiSecret' },
+    );
   }
   const markets: SimMarketOptions[] = (opts.market.length > 0 ? opts.market : ['BTC_USDT']).map((spec) => {
     const [name = '', csvPath] = spec.split('=', 2);
@@ -154,6 +165,22 @@ export function parseSimOptions(opts: SimExchangeOptions, env: NodeJS.ProcessEnv
     faults,
     ws: wsOptions(opts),
   };
+}
+
+const REFUSED_SECRET_FLAG =
+  '--api-secret is refused: a secret on the command line can be read by every user of the machine (ps, /proc/<pid>/cmdline) ' +
+  'and is kept by pm2 (pm2 jlist); give it as --api-secret-file F (a file of mode 600), TRADEBOT_SIM_API_SECRET_FILE or TRADEBOT_SIM_API_SECRET';
+
+/** The simulator's API secret: from a file (flag or variable) or the environment, never from argv. */
+function simApiSecret(opts: SimExchangeOptions, env: NodeJS.ProcessEnv): string | undefined {
+  // The value is not echoed: it may be the real one, pasted where it does not belong.
+  if (opts.apiSecret !== undefined) throw new ConfigError(REFUSED_SECRET_FLAG, { path: 'api-secret' });
+  const fromEnv = readEnvOrFile(env, 'TRADEBOT_SIM_API_SECRET');
+  if (opts.apiSecretFile === undefined) return fromEnv;
+  if (fromEnv !== undefined) {
+    throw new ConfigError('--api-secret-file: TRADEBOT_SIM_API_SECRET(_FILE) is set as well; give the secret one way', { path: 'api-secret-file' });
+  }
+  return readSecretFile(opts.apiSecretFile, '--api-secret-file');
 }
 
 function wsOptions(opts: SimExchangeOptions): SimWsOptions {

@@ -14,8 +14,8 @@ export interface Credentials {
  * secrets). Returns undefined when neither is set and `required` is false.
  */
 export function loadCredentials(env: NodeJS.ProcessEnv, options: { required: boolean }): Credentials | undefined {
-  const apiKey = readValue(env, 'TRADEBOT_API_KEY');
-  const apiSecret = readValue(env, 'TRADEBOT_API_SECRET');
+  const apiKey = readEnvOrFile(env, 'TRADEBOT_API_KEY');
+  const apiSecret = readEnvOrFile(env, 'TRADEBOT_API_SECRET');
   if (apiKey === undefined && apiSecret === undefined) {
     if (!options.required) return undefined;
     throw new ConfigError(
@@ -28,7 +28,11 @@ export function loadCredentials(env: NodeJS.ProcessEnv, options: { required: boo
   return { apiKey, apiSecret: new Secret(apiSecret) };
 }
 
-function readValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+/**
+ * A value from `name` or from the file named by `${name}_FILE` (never both), trimmed, printable
+ * ASCII, or undefined when neither is set. Also used by `tradebot sim-exchange` for its secret.
+ */
+export function readEnvOrFile(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const direct = env[name];
   const file = env[`${name}_FILE`];
   if (direct !== undefined && file !== undefined) {
@@ -39,19 +43,23 @@ function readValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
     if (value === '') throw new ConfigError(`credentials: ${name} is empty`, { path: name });
     return printable(value, name);
   }
-  if (file === undefined) return undefined;
+  return file === undefined ? undefined : readSecretFile(file, `${name}_FILE`);
+}
+
+/** The secret held in `file`, named in errors by `label` (the variable or flag that gave the path). */
+export function readSecretFile(file: string, label: string): string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     // The path is not secret; the content is never echoed.
-    throw new ConfigError(`credentials: ${name}_FILE (${file}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
-      path: `${name}_FILE`,
+    throw new ConfigError(`credentials: ${label} (${file}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
+      path: label,
     });
   }
   const value = text.trim();
-  if (value === '') throw new ConfigError(`credentials: the file named by ${name}_FILE is empty`, { path: `${name}_FILE` });
-  return printable(value, `${name}_FILE`);
+  if (value === '') throw new ConfigError(`credentials: the file named by ${label} is empty`, { path: label });
+  return printable(value, label);
 }
 
 /**

@@ -83,10 +83,10 @@ test('npm start\'s paper mode trades with streams: the account stream is healthy
 
 test('a simulator that drops every WebSocket connection every 1.5 s does not stop trading', async () => {
   sim = spawn(process.execPath, [
-    MAIN, 'sim-exchange', '--port', '0', '--api-key', 'streams-key', '--api-secret', 'streams-secret',
+    MAIN, 'sim-exchange', '--port', '0', '--api-key', 'streams-key',
     '--market', `BTC_USDT=${path.join(ROOT, 'config', 'data', 'btc_usdt-1m-sample.csv')}`, '--balance', 'USDT=100000,BTC=1',
     '--speed', '600', '--ws-drop-every-ms', '1500',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRADEBOT_SIM_API_SECRET: 'streams-secret' } });
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: sim!.stdout! });
     lines.on('line', (line) => {

@@ -12,9 +12,10 @@ const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 test('tradebot sim-exchange: one "listening on" line, answers ping, exits 0 on SIGTERM', async () => {
   expect(existsSync(MAIN)).toBe(true);
   const child = spawn(process.execPath, [
-    MAIN, 'sim-exchange', '--port', '0', '--api-key', 'cli-key', '--api-secret', 'cli-secret',
+    MAIN, 'sim-exchange', '--port', '0', '--api-key', 'cli-key',
     '--market', `BTC_USDT=${join(ROOT, 'config', 'data', 'btc_usdt-1m-sample.csv')}`, '--balance', 'USDT=10000,BTC=1', '--speed', '0',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The secret never goes on the command line (sim-exchange refuses --api-secret).
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TRADEBOT_SIM_API_SECRET: 'cli-secret' } });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const lines = createInterface({ input: child.stdout });

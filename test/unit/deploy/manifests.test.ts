@@ -60,7 +60,22 @@ describe('Kubernetes manifests', () => {
       expect([probe, get?.['path']]).toEqual([probe, path]);
       expect([probe, [METRICS_PORT, 'metrics'].includes(get?.['port'])]).toEqual([probe, true]);
     }
+  });
+
+  it('opts the metrics listener in on the pod IP explicitly (the image keeps it on loopback), admitting only Prometheus on that port', () => {
+    // Prometheus scrapes the pod IP and the kubelet's httpGet probes hit it: the listener must be there.
     expect(container['env']).toEqual(expect.arrayContaining([{ name: 'TRADEBOT_CONFIG__METRICS__HOST', value: '0.0.0.0' }]));
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) expect([probe, container[probe]['httpGet']['host']]).toEqual([probe, undefined]);
+    // Everything that may connect to 9464 is named: the Prometheus pods of the monitoring namespace.
+    const ingress = netpol['spec']['ingress'] as Obj[];
+    expect(ingress).toHaveLength(1);
+    expect(ingress[0]!['from']).toEqual([{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+    }]);
+    const readme = read('deploy/k8s/README.md');
+    expect(readme).toMatch(/## Metrics: opted in on the pod IP/);
+    for (const what of ['balances', 'exposure', 'PnL', 'open orders', 'strategy names']) expect([what, readme.includes(what)]).toEqual([what, true]);
   });
 
   it('gives the daemon more time to stop than its shutdown delay', () => {
@@ -104,14 +119,22 @@ describe('Kubernetes manifests', () => {
     expect(https?.['to'][0]['ipBlock']['except']).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
   });
 
-  it('takes secrets from the Secret and config from the ConfigMap, never inline', () => {
+  it('takes secrets as read-only files from the Secret (the *_FILE variables), never as environment values, and config from the ConfigMap', () => {
     const env = Object.fromEntries((container['env'] as Obj[]).map((e) => [e['name'], e]));
+    const secretVolume = (pod['volumes'] as Obj[]).find((v) => v['secret']?.['secretName'] === secret['metadata']['name']);
+    // 256 = 0400; with fsGroup the kubelet adds group read (0440), readable by the container's group only.
+    expect(secretVolume?.['secret']['defaultMode']).toBe(0o400);
+    expect(pod['securityContext']['fsGroup']).toBe(pod['securityContext']['runAsGroup']);
+    const secretMount = (container['volumeMounts'] as Obj[]).find((m) => m['name'] === secretVolume?.['name']);
+    expect(secretMount?.['readOnly']).toBe(true);
+    const items = Object.fromEntries((secretVolume?.['secret']['items'] as Obj[]).map((i) => [i['key'], `${secretMount?.['mountPath']}/${i['path']}`]));
     for (const name of ['TRADEBOT_API_KEY', 'TRADEBOT_API_SECRET', 'TRADEBOT_REDIS_URL']) {
-      expect([name, env[name]?.['value']]).toEqual([name, undefined]);
-      expect(env[name]?.['valueFrom']?.['secretKeyRef']).toEqual({ name: secret['metadata']['name'], key: name });
+      expect([name, env[name]]).toEqual([name, undefined]);
+      expect([name, env[`${name}_FILE`]?.['value']]).toEqual([name, items[name]]);
       expect(Object.keys(secret['stringData'])).toContain(name);
       expect(secret['stringData'][name]).toMatch(/^<.*>$/); // a placeholder, not a value
     }
+    expect(JSON.stringify(container)).not.toMatch(/secretKeyRef|secretRef/);
     const volume = (pod['volumes'] as Obj[]).find((v) => v['configMap']?.['name'] === configMap['metadata']['name']);
     const mount = (container['volumeMounts'] as Obj[]).find((m) => m['name'] === volume?.['name']);
     expect(mount?.['readOnly']).toBe(true);
@@ -184,6 +207,18 @@ describe('Dockerfile', () => {
     const cmd = execForm(one('CMD').slice(-1)[0]?.args ?? '');
     expect(cmd).toEqual(['node', 'dist/src/main.js', 'run', '--config', '/app/config/live.yaml']);
     expect(one('ENTRYPOINT')).toEqual([]);
+  });
+
+  it('keeps metrics on loopback unless the operator opts in: no metrics host, no EXPOSE, health checked on 127.0.0.1', () => {
+    const env = instructions.filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG').map((i) => i.args).join(' ');
+    expect(env).not.toMatch(/METRICS__HOST|METRICS_HOST/);
+    expect(instructions.filter((i) => i.keyword === 'EXPOSE')).toEqual([]);
+    expect(one('HEALTHCHECK')[0]?.args).toMatch(/http:\/\/127\.0\.0\.1:/);
+    // The opt-in and what it exposes are documented where the operator looks.
+    const header = read('Dockerfile').split('\n').filter((l) => l.startsWith('#')).join('\n');
+    expect(header).toMatch(/TRADEBOT_CONFIG__METRICS__HOST=0\.0\.0\.0 -p 127\.0\.0\.1:9464:9464/);
+    expect(header).toMatch(/balances,\s+# exposure, PnL, open orders and strategy names/);
+    expect(read('docs/operations.md')).toMatch(/opts in with `TRADEBOT_CONFIG__METRICS__HOST=0\.0\.0\.0`/);
   });
 
   it('sets NODE_ENV=production and bakes in no secrets', () => {
