@@ -120,7 +120,10 @@ test('an unknown strategy parameter (a typo) is refused by check-config and at s
 });
 
 test('check-config in live mode: a plain-http exchange URL and an API key with a line break are refused (exit 78), never echoing the secret', () => {
-  const base = { ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' } };
+  const base = {
+    ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' },
+    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
+  };
   const plain = writeConfig({ ...base, exchange: { baseUrl: 'http://whitebit.com' } });
   const good = writeConfig({ ...base, exchange: { baseUrl: 'https://whitebit.com' } });
   try {
