@@ -10,7 +10,6 @@ import { measureExchangeClock, repairPoisonedNonce } from '../execution/clock-gu
 import { componentLogger, type Logger } from '../log/logger';
 import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
 import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
-import { StoreKeys } from '../store/keys';
 import { checkRedisHealth } from '../store/redis';
 import { RemoteSimClock } from '../simulator/remote-sim-clock';
 import type { CandleFlow } from '../strategy/candle-flow';
@@ -24,7 +23,8 @@ import { writeRecordsSnapshot } from '../drift/records-snapshot';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startJobs, startKillSwitch } from './jobs-wiring';
-import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
+import { startPaperExchange, type PaperExchange } from './paper-exchange';
+import { accountKeys } from './account-store';
 import type { JobScheduler } from '../market-data/scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
@@ -117,7 +117,8 @@ export class TradebotApp {
       const creds = loadCredentials(this.input.env, { required: true })!;
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
-    const keys = StoreKeys.forApiKey(credentials?.apiKey ?? PAPER_API_KEY, c.redis.keyPrefix);
+    // The one derivation the CLI commands use too (account-store.ts): paper keys never meet live ones.
+    const keys = accountKeys(c, this.input.env);
     const opened = await openState(c, keys, this.wallClock, log, onRedisUp);
     const state = opened.adapters;
     redis = opened.redis;

@@ -127,7 +127,10 @@ describe('with Redis: reload, shadow, promote, rollback on a running daemon', ()
     text = await metrics(d);
     expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="live"} 1`);
     expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v1}",role="shadow"} 1`);
-    expect(await redis.hget(`${PREFIX}:{${d.lines.find(msg('Redis connected'))!['account'] as string}}:control:strategy-versions`, 'ladder')).toContain(v2);
+    // Paper keys live in the paper namespace (account-store.ts storeKeysFor): `<prefix>:paper:{account}`.
+    const connected = d.lines.find(msg('Redis connected'))!;
+    expect(connected['prefix']).toBe(`${PREFIX}:paper`);
+    expect(await redis.hget(`${PREFIX}:paper:{${connected['account'] as string}}:control:strategy-versions`, 'ladder')).toContain(v2);
 
     // 4. rollback: v1 trades again.
     expect(cli(['rollback', 'ladder', '--config', s.config], ENV)).toMatchObject({ code: 0, stdout: expect.stringContaining(`version ${v1} is live`) });
