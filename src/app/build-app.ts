@@ -31,7 +31,7 @@ import { wireStrategyRuntime } from './strategy-runtime-wiring';
 import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
-import { prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
+import { openOnMarkets, prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
 import type { VersionedHost } from '../strategy/versions/versioned-host';
 import { startAccountStream, startMarketStreams, usesAccountStream, usesMarketStream, type AccountStream, type MarketStreams } from './stream-wiring';
 
@@ -259,6 +259,7 @@ export class TradebotApp {
       config: c, configFile: this.input.configFile, env: this.input.env, baseDir: this.input.baseDir, prepared, host: guests,
       replicated: redis !== undefined, metrics: m, log: componentLogger(log, 'strategy-versions'), wallClock: this.wallClock,
       wantMarkets: (name, mks) => { for (const mk of mks) exec.leases.want(name, mk); },
+      openOn: openOnMarkets(book, trading.portfolio),
     });
     this.versions = wired;
     this.closers.push({ name: 'strategy threads', close: () => guests.close() });

@@ -247,7 +247,7 @@ describe('replicas sharing Redis and leases', () => {
 
     // The journal: once the promotion is stored, the orders either daemon places come from v2.
     const account = a.lines.find(msg('Redis connected'))!['account'] as string;
-    const stored = JSON.parse((await redis.hget(`${PREFIX}:{${account}}:control:strategy-versions`, 'ladder'))!) as { version: string; atMs: number };
+    const stored = JSON.parse((await redis.hget(`${PREFIX}:paper:{${account}}:control:strategy-versions`, 'ladder'))!) as { version: string; atMs: number };
     expect(stored.version).toBe(v2);
     await more(a, msg('order submitted'), 3, 'orders after the promotion');
     const rows = JSON.parse(runCli(['orders', '--json', '--limit', '5000', '--config', s.config], ENV).stdout) as { createdAtMs: string; strategyVersion?: string }[];
