@@ -15,13 +15,30 @@ export interface AccountStore {
 
 /**
  * The store account a daemon with this config uses: derived from TRADEBOT_API_KEY in live mode and
- * against a running simulator (paper.exchangeUrl), from the fixed paper key with the embedded one
- * (the same derivation as build-app.ts), under redis.keyPrefix.
+ * against a running simulator (paper.exchangeUrl), from the fixed paper key with the embedded one,
+ * under redis.keyPrefix, in the mode's namespace (storeKeysFor). The daemon (build-app.ts) and every
+ * CLI command (orders, pause/resume, status, drift, reload/promote) call this one function, so they
+ * find the same keys for the same config.
  */
 export function accountKeys(config: FrozenConfig, env: NodeJS.ProcessEnv): StoreKeys {
   const ownKey = config.mode === 'live' || config.paper?.exchangeUrl !== undefined;
   const apiKey = ownKey ? loadCredentials(env, { required: true })!.apiKey : PAPER_API_KEY;
-  return StoreKeys.forApiKey(apiKey, config.redis.keyPrefix);
+  return storeKeysFor(config.mode, apiKey, config.redis.keyPrefix);
+}
+
+/** Added to redis.keyPrefix in paper mode. */
+export const PAPER_NAMESPACE = 'paper';
+
+/**
+ * Paper is paper: a paper deployment's keys live under `<prefix>:paper:{<account>}`, a live one's
+ * under `<prefix>:{<account>}` exactly as before (moving them would orphan every live journal).
+ * redis.keyPrefix cannot contain ':', so no live prefix can ever name the paper namespace: a paper
+ * run pointed at the live Redis with the live key and prefix still gets its own journal, leases,
+ * fences, nonce, rate-limit buckets, trading state, strategy versions and drift records (every key
+ * is built from these StoreKeys; the Redis nonce allocator takes its prefix from them).
+ */
+export function storeKeysFor(mode: FrozenConfig['mode'], apiKey: string, keyPrefix: string): StoreKeys {
+  return StoreKeys.forApiKey(apiKey, mode === 'live' ? keyPrefix : `${keyPrefix}:${PAPER_NAMESPACE}`);
 }
 
 /** Connects to the configured Redis; ConfigError when the config has none (the state then lives in the daemon's memory). */

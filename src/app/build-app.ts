@@ -10,7 +10,6 @@ import { measureExchangeClock, repairPoisonedNonce } from '../execution/clock-gu
 import { componentLogger, type Logger } from '../log/logger';
 import { createMetrics, recordStore, setReadinessSource, type Metrics } from '../metrics/registry';
 import { evaluateReadiness, startMetricsServer, type MetricsServer, type ReadinessCheck } from '../metrics/server';
-import { StoreKeys } from '../store/keys';
 import { checkRedisHealth } from '../store/redis';
 import { RemoteSimClock } from '../simulator/remote-sim-clock';
 import type { CandleFlow } from '../strategy/candle-flow';
@@ -23,7 +22,8 @@ import { PeriodicDriftCheck, type PeriodicDriftCheckOptions } from '../drift/per
 import { runDriftInGuests } from '../drift/drift-in-guests';
 import { driftSpecOf } from '../drift/drift-spec';
 import { startJobs, startKillSwitch } from './jobs-wiring';
-import { PAPER_API_KEY, startPaperExchange, type PaperExchange } from './paper-exchange';
+import { startPaperExchange, type PaperExchange } from './paper-exchange';
+import { accountKeys } from './account-store';
 import type { JobScheduler } from '../market-data/scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
@@ -31,7 +31,7 @@ import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } fro
 import { guestIsolationOf } from './guest-isolation';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
-import { prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
+import { openOnMarkets, prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
 import type { VersionedHost } from '../strategy/versions/versioned-host';
 import { startAccountStream, startMarketStreams, usesAccountStream, usesMarketStream, type AccountStream, type MarketStreams } from './stream-wiring';
 
@@ -117,7 +117,8 @@ export class TradebotApp {
       const creds = loadCredentials(this.input.env, { required: true })!;
       credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
     }
-    const keys = StoreKeys.forApiKey(credentials?.apiKey ?? PAPER_API_KEY, c.redis.keyPrefix);
+    // The one derivation the CLI commands use too (account-store.ts): paper keys never meet live ones.
+    const keys = accountKeys(c, this.input.env);
     const opened = await openState(c, keys, this.wallClock, log, onRedisUp, this.input.baseDir);
     const state = opened.adapters;
     redis = opened.redis;
@@ -261,6 +262,7 @@ export class TradebotApp {
       config: c, configFile: this.input.configFile, env: this.input.env, baseDir: this.input.baseDir, prepared, host: guests,
       replicated: redis !== undefined, metrics: m, log: componentLogger(log, 'strategy-versions'), wallClock: this.wallClock,
       wantMarkets: (name, mks) => { for (const mk of mks) exec.leases.want(name, mk); },
+      openOn: openOnMarkets(book, trading.portfolio),
     });
     this.versions = wired;
     this.closers.push({ name: 'strategy threads', close: () => guests.close() });

@@ -12,7 +12,10 @@ import type { StrategyControlStore } from '../strategy-control/control-store';
 import { FileStrategyControlStore } from '../strategy-control/file-control-store';
 import { isKept, keep, keptDir } from '../strategy-control/kept-sources';
 import { RedisStrategyControlStore } from '../strategy-control/redis-control-store';
+import type { OpenOnMarkets } from '../strategy-control/dropped-markets';
 import { VERSION_ACTIONS, VersionControl, type Described, type DescribedVersion } from '../strategy-control/version-control';
+import type { OpenOrderBook } from '../execution/open-order-book';
+import type { Portfolio } from '../portfolio/portfolio';
 import { describeStrategiesIn, strategyConfigs, type ConfiguredStrategies } from './strategy-wiring';
 
 export interface VersionsInput {
@@ -115,6 +118,8 @@ export interface ControlInput {
   readonly host: VersionedHost;
   readonly replicated: boolean;
   readonly wantMarkets: (strategy: string, markets: readonly string[]) => void;
+  /** What each strategy has open per market (openOnMarkets): a version may not abandon it. */
+  readonly openOn: OpenOnMarkets;
   readonly metrics: Metrics;
   readonly log: Logger;
   readonly wallClock: Clock;
@@ -172,6 +177,7 @@ export function wireVersionControl(i: ControlInput): WiredControl {
     },
     configFor: (config, name) => strategyConfigs(config)[name] ?? {},
     wantMarkets: i.wantMarkets,
+    openOn: i.openOn,
     onAction: (strategy, action) => i.metrics.strategyVersionChanges.inc({ strategy, action }),
   });
   return {
@@ -197,6 +203,23 @@ export function wireVersionControl(i: ControlInput): WiredControl {
         else i.log.error({ strategy: v.strategy.name, version: v.strategy.version, reason: why }, 'module on disk did not start as a shadow');
       }
     },
+  };
+}
+
+/**
+ * What a strategy has open on markets a new version would drop: its live orders from the journal
+ * (the open-order book, refreshed first: the book may be a reconciliation old) and its position from
+ * the portfolio the daemon trades with. Nothing recomputed here. A journal that cannot be read
+ * throws: the change is refused rather than judged on a stale view.
+ */
+export function openOnMarkets(book: OpenOrderBook, portfolio: Portfolio): OpenOnMarkets {
+  return async (strategy, markets) => {
+    await book.refresh();
+    return markets.map((market) => ({
+      market,
+      orders: book.of(strategy, market).map((o) => o.clientOrderId),
+      position: portfolio.position(strategy, market, undefined).amount.toString(),
+    }));
   };
 }
 

@@ -64,7 +64,9 @@ function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<t
   for (const s of strategies) {
     lines.push(`  strategy ${s.name} (version ${s.identity.version}): ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)?.slice(0, 500)}`);
   }
-  lines.push(`  risk: initial state ${c.risk.initialState}${c.risk.dailyLossLimit ? `, daily loss limit ${c.risk.dailyLossLimit}` : ''}`);
+  const d = c.risk.defaults;
+  const notional = [d.maxNotionalPerOrder && `per order ${d.maxNotionalPerOrder}`, d.maxNotionalPerMarket && `per market ${d.maxNotionalPerMarket}`].filter(Boolean).join(', ');
+  lines.push(`  risk: initial state ${c.risk.initialState}${notional ? `, max notional ${notional}` : ''}${c.risk.dailyLossLimit ? `, daily loss limit ${c.risk.dailyLossLimit}` : ''}`);
   lines.push(`  kill-switch: ${c.killSwitch.enabled ? `on, ${c.killSwitch.timeoutSeconds} s timeout, refreshed every ${c.killSwitch.refreshSeconds} s` : 'off'}`);
   lines.push(`  metrics: ${c.metrics.enabled ? `${c.metrics.host}:${c.metrics.port}` : 'off'}`);
   return `${lines.join('\n')}\n`;

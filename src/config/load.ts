@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { baseUrlProblem } from './base-url';
 import { configSchema, type Config } from './schema';
+import { liveLimitsError } from './live-limits';
 import { paperSourceError } from './paper-source';
 import { orderRegionError } from './region-check';
 
@@ -78,8 +79,17 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
       throw new ConfigError(`${file}: exchange.${key}: ${problem}`, { file, path: `exchange.${key}` });
     }
   }
+  // A running simulator gets the real key, signed payloads and (over its WebSocket twin, same scheme)
+  // the stream token: the same https-or-loopback rule as the venue, in every mode.
+  const paperUrl = config.paper?.exchangeUrl;
+  const paperUrlProblem = paperUrl === undefined ? undefined : baseUrlProblem(paperUrl);
+  if (paperUrlProblem !== undefined) {
+    throw new ConfigError(`${file}: paper.exchangeUrl: ${paperUrlProblem}`, { file, path: 'paper.exchangeUrl' });
+  }
   const regionError = orderRegionError(config, file);
   if (regionError !== undefined) throw regionError;
+  const limitsError = liveLimitsError(config, file);
+  if (limitsError !== undefined) throw limitsError;
   if (config.mode === 'paper' && !config.paper) {
     throw new ConfigError(`${file}: paper: paper mode needs a "paper" section (markets with candle files, balances)`, {
       file,

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger';
 import type { StrategyConfig } from '../strategy/prepare-strategy';
 import type { StrategyVersion, VersionedHost, VersionedStrategy } from '../strategy/versions/versioned-host';
 import type { ControlReply, ControlRequest, PromotedVersion, StrategyControlStore } from './control-store';
+import { abandonReason, droppedMarkets, type OpenOnMarkets } from './dropped-markets';
 import { dropSnapshot, isKept, keep, keptDir, snapshot } from './kept-sources';
 import { refusedChange } from './live-changes';
 
@@ -40,6 +41,11 @@ export interface VersionControlOptions {
   /** The per-strategy overrides a config gives (markets, params). */
   readonly configFor: (config: FrozenConfig, name: string) => StrategyConfig;
   readonly stateDir: string;
+  /**
+   * What a strategy has open per market (the journal's open orders, the portfolio's position): a
+   * reload, promote or rollback to a version that drops a market with something open is refused.
+   */
+  readonly openOn: OpenOnMarkets;
   /** A reloaded version trades markets the live one did not: take their leases. */
   readonly wantMarkets?: ((strategy: string, markets: readonly string[]) => void) | undefined;
   readonly log: Logger;
@@ -159,6 +165,8 @@ export class VersionControl {
     const shadow = host.shadow(name);
     if (sameVersion(candidate, live)) return this.note(name, `${name}: unchanged (version ${live.strategy.version})`);
     if (shadow !== undefined && sameVersion(candidate, shadow) && this.candidates.has(name)) return this.note(name, `${name}: version ${found.version} already runs as the shadow`);
+    const abandons = await this.abandons(name, live.strategy, found, source);
+    if (abandons !== undefined) return abandons;
     // Pin the live version first (when nothing is stored yet): a restart from here on runs it, and
     // the edited module on disk comes back as its shadow rather than going live unchecked.
     const stored = await this.o.store.readPromoted();
@@ -198,7 +206,14 @@ export class VersionControl {
 
   /** Stores the version first (durable), then swaps; a store failure leaves everything as it was. */
   private async swap(name: string, version: string, by: PromotedVersion['by']): Promise<Outcome> {
-    const from = this.o.host.live(name).strategy.version;
+    const live = this.o.host.live(name).strategy;
+    const from = live.version;
+    // What is open is read now, not at the reload: orders and positions change in between.
+    const target = this.o.host.shadow(name)?.strategy;
+    if (target !== undefined && target.version === version) {
+      const abandons = await this.abandons(name, live, target, by);
+      if (abandons !== undefined) return abandons;
+    }
     this.swapping.add(name);
     try {
       await this.o.store.writePromoted(name, { version, atMs: this.o.nowMs(), by });
@@ -260,13 +275,34 @@ export class VersionControl {
     return this.o.host.stage({ strategy: found, dir, config: this.o.configFor(this.config, name) });
   }
 
+  /**
+   * Reload never abandons: `to` no longer trading a market where the strategy has open orders or a
+   * position is refused (the refusal names them); markets dropped with nothing open are accepted, and
+   * the log says so. docs/strategies.md "Changing a running strategy".
+   */
+  private async abandons(name: string, from: VersionedStrategy, to: VersionedStrategy, source: string): Promise<Outcome | undefined> {
+    const dropped = droppedMarkets(from.markets, to.markets);
+    if (dropped.length === 0) return undefined;
+    let open: Awaited<ReturnType<OpenOnMarkets>>;
+    try {
+      open = await this.o.openOn(name, dropped);
+    } catch (err) {
+      // Not judged blind: a journal that cannot be read refuses the change (retry once it is back).
+      return this.refuse(name, source, `version ${to.version} no longer trades ${dropped.join(', ')} and what ${name} has open there could not be read (${err instanceof Error ? err.message : String(err)}): try again`, undefined, { dropped });
+    }
+    const reason = abandonReason(name, to.version, open);
+    if (reason !== undefined) return this.refuse(name, source, reason, undefined, { dropped, open });
+    this.o.log.warn({ strategy: name, from: from.version, to: to.version, dropped, source }, 'strategy version drops market(s) with nothing open there: accepted');
+    return undefined;
+  }
+
   private note(name: string, message: string): Outcome {
     this.o.log.info({ strategy: name }, message);
     return { ok: true, message };
   }
 
-  private refuse(name: string | undefined, source: string, reason: string, key?: string): Outcome {
-    this.o.log.error({ strategy: name, source, key, reason }, 'strategy change refused: the running version keeps trading');
+  private refuse(name: string | undefined, source: string, reason: string, key?: string, detail?: Readonly<Record<string, unknown>>): Outcome {
+    this.o.log.error({ ...detail, strategy: name, source, key, reason }, 'strategy change refused: the running version keeps trading');
     this.o.onAction?.(name ?? '', 'refused');
     return { ok: false, message: `refused${name === undefined ? '' : ` (${name})`}: ${reason}` };
   }

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { mulberry32 } from '../../src/simulator/market/candle-source';
 import { startSimulatedExchange, type SimulatedExchange } from '../../src/simulator/start-simulated-exchange';
-import { StoreKeys } from '../../src/store/keys';
+import { storeKeysFor } from '../../src/app/account-store';
 import { RedisOrderStore } from '../../src/store/order-store';
 import { SystemClock } from '../../src/core/clock';
 import { DaemonProcess, requireBuild, ROOT, writeConfig, type LogLine } from '../integration/app/daemon-process';
@@ -109,7 +109,7 @@ async function crashRun(o: { kills: number; startupKills: number; streams: 'off'
     const last = new DaemonProcess(['run', '--config', cfg.file], env);
     running = last;
     await last.waitForLine(started, 60_000, 'tradebot started');
-    const store = new RedisOrderStore({ redis: await ctx.client(), keys: StoreKeys.forApiKey(API_KEY, prefix), clock: new SystemClock() });
+    const store = new RedisOrderStore({ redis: await ctx.client(), keys: storeKeysFor('paper', API_KEY, prefix), clock: new SystemClock() });
     let cmp = compareJournalWithSim(await store.listAll(100_000), sim.engine, API_KEY);
     for (let i = 0; i < 120 && (cmp.unsettled.length > 0 || cmp.mismatches.length > 0); i++) {
       await sleep(500); // the daemon's reconciliation (every second) brings the journal up to date

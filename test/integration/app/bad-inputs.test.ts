@@ -36,6 +36,37 @@ test('a live daemon whose orders would go to the EU region (no stop-limit, no OC
   }
 });
 
+test('a live daemon without its limits exits 78 at start-up naming every missing key, before anything starts (issue #29 finding 7)', async () => {
+  const cfg = writeConfig({ ...paperConfig(), mode: 'live', risk: { defaults: { priceBand: '0.05' } }, killSwitch: { enabled: false } });
+  try {
+    const daemon = new DaemonProcess(['run', '--config', cfg.file], { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:1', TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    const { code } = await daemon.exit();
+    expect(code).toBe(78);
+    expect(daemon.stderr).toContain('live mode refuses to start without its limits');
+    for (const key of ['risk.defaults.maxNotionalPerOrder', 'risk.defaults.maxNotionalPerMarket', 'risk.dailyLossLimit', 'killSwitch.enabled']) expect(daemon.stderr).toContain(`  ${key}: required in live mode`);
+    expect(daemon.lines).toEqual([]); // no logger, no metrics server, no exchange
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('check-config refuses a paper.exchangeUrl in plain http: off loopback (exit 78), accepts loopback (issue #29 finding 5)', () => {
+  // The shipped strategies (the test directory holds a deliberately broken module).
+  const { paper: _unused, ...rest } = paperConfig({ strategies: { dir: path.join(__dirname, '../../../strategies'), enabled: [{ name: 'sma-cross' }] } });
+  const remote = writeConfig({ ...rest, paper: { exchangeUrl: 'http://203.0.113.7:8080' } });
+  const loopback = writeConfig({ ...rest, paper: { exchangeUrl: 'http://127.0.0.1:8080' } });
+  try {
+    const refused = runCli(['check-config', '--config', remote.file], { TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    expect(refused.code).toBe(78);
+    expect(refused.stderr).toContain('paper.exchangeUrl: must be https: (plain http: is allowed only on loopback, for the simulator), got http://203.0.113.7:8080');
+    const ok = runCli(['check-config', '--config', loopback.file], { TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' });
+    expect([ok.code, ok.stdout]).toEqual([0, expect.stringContaining('paper: running simulated exchange http://127.0.0.1:8080')]);
+  } finally {
+    remote.cleanup();
+    loopback.cleanup();
+  }
+});
+
 test('a secret in the config file is refused', () => {
   const cfg = writeConfig({ ...paperConfig(), exchange: { apiSecret: 'x' } });
   try {
@@ -120,7 +151,10 @@ test('an unknown strategy parameter (a typo) is refused by check-config and at s
 });
 
 test('check-config in live mode: a plain-http exchange URL and an API key with a line break are refused (exit 78), never echoing the secret', () => {
-  const base = { ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' } };
+  const base = {
+    ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' },
+    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
+  };
   const plain = writeConfig({ ...base, exchange: { baseUrl: 'http://whitebit.com' } });
   const good = writeConfig({ ...base, exchange: { baseUrl: 'https://whitebit.com' } });
   try {

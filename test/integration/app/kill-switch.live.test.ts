@@ -36,6 +36,8 @@ beforeAll(async () => {
     exchange: { baseUrl: sim.url, timeoutMs: 3000 },
     strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
     killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 12, refreshSeconds: 3 },
+    // Live mode requires its limits (config/live-limits.ts); generous, the churn orders are small.
+    risk: { defaults: { maxNotionalPerOrder: '100000', maxNotionalPerMarket: '1000000' }, dailyLossLimit: '100000' },
     reconcile: { intervalSeconds: 1, unknownOrderPolicy: 'ignore' },
     metrics: { port: 0, host: '127.0.0.1' },
     shutdown: { graceMs: 5000 },

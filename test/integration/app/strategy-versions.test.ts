@@ -127,7 +127,10 @@ describe('with Redis: reload, shadow, promote, rollback on a running daemon', ()
     text = await metrics(d);
     expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v2}",role="live"} 1`);
     expect(text).toContain(`tradebot_strategy_version_info{strategy="ladder",version="${v1}",role="shadow"} 1`);
-    expect(await redis.hget(`${PREFIX}:{${d.lines.find(msg('Redis connected'))!['account'] as string}}:control:strategy-versions`, 'ladder')).toContain(v2);
+    // Paper keys live in the paper namespace (account-store.ts storeKeysFor): `<prefix>:paper:{account}`.
+    const connected = d.lines.find(msg('Redis connected'))!;
+    expect(connected['prefix']).toBe(`${PREFIX}:paper`);
+    expect(await redis.hget(`${PREFIX}:paper:{${connected['account'] as string}}:control:strategy-versions`, 'ladder')).toContain(v2);
 
     // 4. rollback: v1 trades again.
     expect(cli(['rollback', 'ladder', '--config', s.config], ENV)).toMatchObject({ code: 0, stdout: expect.stringContaining(`version ${v1} is live`) });
@@ -251,7 +254,7 @@ describe('replicas sharing Redis and leases', () => {
 
     // The journal: once the promotion is stored, the orders either daemon places come from v2.
     const account = a.lines.find(msg('Redis connected'))!['account'] as string;
-    const stored = JSON.parse((await redis.hget(`${PREFIX}:{${account}}:control:strategy-versions`, 'ladder'))!) as { version: string; atMs: number };
+    const stored = JSON.parse((await redis.hget(`${PREFIX}:paper:{${account}}:control:strategy-versions`, 'ladder'))!) as { version: string; atMs: number };
     expect(stored.version).toBe(v2);
     await more(a, msg('order submitted'), 3, 'orders after the promotion');
     const rows = JSON.parse(runCli(['orders', '--json', '--limit', '5000', '--config', s.config], ENV).stdout) as { createdAtMs: string; strategyVersion?: string }[];

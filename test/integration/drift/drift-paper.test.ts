@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { rowToCandle } from '../../../src/market-data/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
-import { StoreKeys } from '../../../src/store/keys';
+import { storeKeysFor } from '../../../src/app/account-store';
 import { RedisDeploymentLog } from '../../../src/store/deployment-log';
 import { DaemonProcess, requireBuild, ROOT, writeConfig, type LogLine } from '../app/daemon-process';
 import { RedisTestContext, testRedisUrl } from '../store/redis-test-context';
@@ -92,7 +92,7 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
     }
     sim.setSpeed(0);
 
-    const log = new RedisDeploymentLog(await ctx.client(), StoreKeys.forApiKey(API_KEY, prefix));
+    const log = new RedisDeploymentLog(await ctx.client(), storeKeysFor('paper', API_KEY, prefix));
     const live = (await log.candles('BTC_USDT', '1m', 0, 2_000_000_000)).filter((c) => c.source === 'live');
     expect(live.length).toBeGreaterThan(10);
     const from = live[0]!.time;
@@ -192,7 +192,7 @@ test('injected faults show with their cause, never unexplained: venue latency, a
     exchange.setSpeed(0);
     exchange.feed.clearMisserved(); // the venue's history now shows the file's candle
 
-    const log = new RedisDeploymentLog(await ctx.client(), StoreKeys.forApiKey(API_KEY, prefix));
+    const log = new RedisDeploymentLog(await ctx.client(), storeKeysFor('paper', API_KEY, prefix));
     const live = (await log.candles('BTC_USDT', '1m', 0, 2_000_000_000)).filter((c) => c.source === 'live');
     const from = live[0]!.time;
     const to = live[live.length - 1]!.time + 60;

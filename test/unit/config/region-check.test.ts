@@ -4,6 +4,8 @@ import { ConfigError } from '../../../src/domain/errors';
 /** A live daemon whose orders would go to the venue's EU server (no stop-limit, no OCO) is refused at start-up. */
 const live = (exchange: Record<string, unknown>): Record<string, unknown> => ({
   mode: 'live', exchange, strategies: { enabled: [{ name: 'sma-cross' }] },
+  // Live mode's required limits (live-limits.ts): these tests are about other keys.
+  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50' }, killSwitch: { enabled: true },
 });
 const env = { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' };
 
