@@ -482,9 +482,8 @@ class Guest {
   private guestLog(m: Extract<FromGuest, { type: 'log' }>): void {
     const name = this.loaded.name;
     const gate = this.logGate.offer();
-    if (!gate.pass) return;
+    if (!gate.pass) return void this.events.onLogCapped?.({ strategy: name, reason: 'rate', lines: 1 });
     if (gate.droppedBefore > 0) {
-      this.events.onLogCapped?.({ strategy: name, reason: 'rate', lines: gate.droppedBefore });
       this.log.warn({ strategy: name, dropped: gate.droppedBefore, perSecond: this.o.logLinesPerSecond ?? GUEST_LOG_DEFAULTS.perSecond }, 'strategy log lines dropped over the rate cap');
     }
     const level = ['debug', 'info', 'warn', 'error'].includes(m.level) ? m.level : 'info';

@@ -34,9 +34,12 @@ export class DaemonProcess {
   private readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private waiters: (() => void)[] = [];
 
-  /** `ownGroup`: the daemon leads its own process group, as under a terminal (Ctrl-C reaches the whole group). */
-  constructor(args: readonly string[], env: NodeJS.ProcessEnv, opts: { readonly ownGroup?: boolean } = {}) {
-    this.child = spawn(process.execPath, [MAIN, ...args], {
+  /**
+   * `ownGroup`: the daemon leads its own process group, as under a terminal (Ctrl-C reaches the whole group).
+   * `node`: another Node.js binary than the one running the tests (the Docker image's version).
+   */
+  constructor(args: readonly string[], env: NodeJS.ProcessEnv, opts: { readonly ownGroup?: boolean; readonly node?: string } = {}) {
+    this.child = spawn(opts.node ?? process.execPath, [MAIN, ...args], {
       cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownGroup === true,
     });
     let buffer = '';
