@@ -58,6 +58,8 @@ export function formatStatus(r: StatusReport): string {
     '',
     `daemon     ${d.reachable ? `version ${d.version ?? '?'}, store ${d.store ?? '?'}${d.account ? ` (account ${d.account})` : ''}` : 'not reachable'}`,
     `ready      ${Object.entries(d.checks).map(([n, c]) => `${n} ${c.ok ? 'ok' : `FAIL ${c.reason ?? ''}`.trim()}`).join(', ') || '-'}`,
+    // A daemon below its configured minimum refuses to start, so whatever is shown here met it.
+    `isolation  ${d.guestIsolation ?? '-'}`,
     `trading    ${d.tradingState ?? '-'}${r.storedTradingState ? `   (stored: ${r.storedTradingState.state}, "${r.storedTradingState.reason}", ${new Date(r.storedTradingState.atMs).toISOString()})` : ''}`,
   ];
   if (r.note !== undefined) lines.push(`note       ${r.note}`);

@@ -24,6 +24,8 @@ export interface StatusReport {
     readonly store?: string;
     readonly account?: string;
     readonly tradingState?: string;
+    /** How its strategy guests are walled off (tradebot_guest_isolation_info): thread, permission, permission-net or namespaces. */
+    readonly guestIsolation?: string;
   };
   /** The operator's trading state as stored in Redis (survives restarts); undefined without Redis or when never set. */
   readonly storedTradingState?: TradingStateRecord | undefined;
@@ -97,6 +99,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
   const build = of(samples, 'tradebot_build_info')[0];
   const store = of(samples, 'tradebot_store_info')[0];
   const state = of(samples, 'tradebot_trading_state').find((s) => s.value === 1);
+  const isolation = of(samples, 'tradebot_guest_isolation_info').find((s) => s.value === 1);
   const lag = new Map(of(samples, 'tradebot_candle_lag_seconds').map((s) => [`${s.labels['market']}|${s.labels['interval']}`, s.value]));
   const remaining = new Map(of(samples, 'tradebot_kill_switch_remaining_seconds').map((s) => [s.labels['market'], s.value]));
 
@@ -127,6 +130,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
     ...(build?.labels['version'] === undefined ? {} : { version: build.labels['version'] }),
     ...(store === undefined ? {} : { store: store.labels['backend'] ?? '', account: store.labels['account'] ?? '' }),
     ...(state?.labels['state'] === undefined ? {} : { tradingState: state.labels['state'] }),
+    ...(isolation?.labels['level'] === undefined ? {} : { guestIsolation: isolation.labels['level'] }),
   };
   return {
     healthy: problems.length === 0, problems, daemon, storedTradingState, leases, openOrders,

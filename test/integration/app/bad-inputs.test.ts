@@ -103,6 +103,7 @@ test('check-config: OK summary for a good config; an enabled strategy that does 
     expect(shipped.code).toBe(0);
     expect(shipped.stdout).toContain('OK config/paper.yaml');
     expect(shipped.stdout).toContain('strategy sma-cross');
+    expect(shipped.stdout).toMatch(/^ {2}strategy guests: (thread|permission|permission-net|namespaces) \(minimum thread\)$/m);
   } finally {
     good.cleanup();
     unknown.cleanup();
@@ -171,5 +172,30 @@ test('check-config in live mode: a plain-http exchange URL and an API key with a
   } finally {
     plain.cleanup();
     good.cleanup();
+  }
+});
+
+test('check-config of a live config whose guests would run as threads exits 78 naming strategies.minGuestIsolation; an explicit minimum is shown', () => {
+  const live = {
+    ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' }, exchange: { baseUrl: 'https://whitebit.com' },
+    // The shipped strategies (the test directory holds a deliberately broken module).
+    strategies: { dir: path.join(__dirname, '../../../strategies'), enabled: [{ name: 'sma-cross' }] },
+    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
+  };
+  const threads = writeConfig({ ...live, strategies: { ...live.strategies, guestIsolation: 'thread' } });
+  const threadsAllowed = writeConfig({ ...live, strategies: { ...live.strategies, guestIsolation: 'thread', minGuestIsolation: 'thread' } });
+  const creds = { TRADEBOT_API_KEY: 'k', TRADEBOT_API_SECRET: 's' };
+  try {
+    const refused = runCli(['check-config', '--config', threads.file], creds);
+    expect(refused.code).toBe(78);
+    expect(refused.stderr).toContain('strategies.minGuestIsolation: strategy guests would run at "thread" here, below the required "permission-net"');
+    expect(refused.stdout).toBe('');
+    // The operator lowered the floor on purpose: accepted, and the summary says so.
+    const lowered = runCli(['check-config', '--config', threadsAllowed.file], creds);
+    expect([lowered.code, lowered.stderr]).toEqual([0, '']);
+    expect(lowered.stdout).toContain('  strategy guests: thread (minimum thread)\n');
+  } finally {
+    threads.cleanup();
+    threadsAllowed.cleanup();
   }
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Redis from 'ioredis';
+import { resolveIsolation } from '../../../src/strategy/guest/sandbox';
 import { freePort } from '../../helpers/redis-server';
 import { paperConfig, requireBuild, runCli, writeConfig } from '../app/daemon-process';
 import { httpGet, OpsDaemon, ROOT, waitFor } from './ops-daemon';
@@ -8,7 +9,9 @@ import { httpGet, OpsDaemon, ROOT, waitFor } from './ops-daemon';
 /**
  * `tradebot status` against a running paper daemon with Redis: healthy (exit 0) with its readiness,
  * trading state (applied and stored), leases, open orders and last candles; a paused daemon is still
- * healthy; a daemon that is gone is not (exit 1). `tradebot --version` prints package.json's version.
+ * healthy; a daemon that is gone is not (exit 1). The guest isolation level in force is shown in
+ * both outputs: the one this host gives (`auto`), as the daemon logged at start. `tradebot --version`
+ * prints package.json's version.
  */
 jest.setTimeout(60_000);
 
@@ -22,7 +25,7 @@ let metricsUrl: string;
 
 interface Report {
   healthy: boolean; problems: string[];
-  daemon: { ready: boolean; tradingState?: string; store?: string; version?: string; checks: Record<string, { ok: boolean }> };
+  daemon: { ready: boolean; tradingState?: string; store?: string; version?: string; guestIsolation?: string; checks: Record<string, { ok: boolean }> };
   storedTradingState?: { state: string; reason: string };
   leases: { strategy: string; market: string; owner?: string }[];
   openOrders: { strategy: string; count: number }[];
@@ -68,6 +71,11 @@ test('healthy daemon: exit 0, readiness, trading state, leases, open orders and 
   expect(code).toBe(0);
   expect(report).toMatchObject({ healthy: true, problems: [], daemon: { ready: true, tradingState: 'active', store: 'redis' } });
   expect(Object.keys(report.daemon.checks).sort()).toEqual(['exchange', 'reconciled', 'redis']);
+  // The paper config leaves strategies.guestIsolation at auto: the strongest level this host gives.
+  const level = resolveIsolation('auto');
+  expect(typeof level).toBe('string');
+  expect(report.daemon.guestIsolation).toBe(level);
+  expect(daemon.lines().find((l) => l.msg.startsWith('strategy guests isolated at level'))).toMatchObject({ isolation: level });
   expect(report.leases).toEqual([expect.objectContaining({ strategy: 'churn', market: 'BTC_USDT', owner: expect.stringMatching(/:/) })]);
   expect(report.openOrders[0]).toMatchObject({ strategy: 'churn' });
   expect(report.candles).toEqual([expect.objectContaining({ market: 'BTC_USDT', interval: '1m', lastClose: expect.stringMatching(/^20\d\d-/) })]);
@@ -81,6 +89,7 @@ test('healthy daemon: exit 0, readiness, trading state, leases, open orders and 
   expect(text.code).toBe(0);
   expect(text.stdout.split('\n')[0]).toMatch(/^HEALTHY /);
   expect(text.stdout).toMatch(/trading +halted +\(stored: halted, "status test"/);
+  expect(text.stdout).toMatch(new RegExp(`^isolation +${String(resolveIsolation('auto'))}$`, 'm'));
 });
 
 test('a daemon that is gone: exit 1, saying the endpoint does not answer', async () => {

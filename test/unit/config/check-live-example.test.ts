@@ -1,4 +1,5 @@
 import { checkConfig } from '../../../src/cli/check-config-command';
+import { resolveIsolation } from '../../../src/strategy/guest/sandbox';
 
 /** The shipped live example passes `tradebot check-config` with credentials from the environment (issue #29, finding 7). */
 jest.setTimeout(60_000);
@@ -9,5 +10,7 @@ test('config/live.example.yaml passes check-config (limits, kill-switch, strateg
   expect(result.text).toContain('OK config/live.example.yaml');
   expect(result.ok).toBe(true);
   expect(result.text).toContain('kill-switch: on');
+  // The strongest level this host gives (auto); live's default minimum is permission-net.
+  expect(result.text).toContain(`  strategy guests: ${String(resolveIsolation('auto'))} (minimum permission-net)\n`);
   expect(result.text).not.toContain('example-secret');
 });
