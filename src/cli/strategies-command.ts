@@ -1,9 +1,8 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { loadStrategies } from '../strategy/strategy-loader';
+import { describeStrategies } from '../strategy/guest/describe-strategies';
 import { defaultConfigFile } from './run-command';
 import { loadConfig } from '../config/load';
-import { strategyVersion } from '../strategy/strategy-version';
 
 interface DirOptions {
   dir?: string;
@@ -23,7 +22,9 @@ function strategyDir(opts: DirOptions): string {
 /**
  * `tradebot strategies list|validate [--dir D]`: every module of the directory with its name,
  * markets, interval, warm-up and default params (list), or only the problems (validate: exit 1 when
- * any module fails to load or validate, naming the file and the reason).
+ * any module fails to load or validate, naming the file and the reason). Each module is loaded in its
+ * own throwaway guest (describeStrategies), as the daemon does: none of its code runs in this process,
+ * which may hold the API secret in its environment.
  */
 export function registerStrategiesCommand(program: Command): void {
   const cmd = program.command('strategies').description('list or validate the strategy modules');
@@ -33,12 +34,12 @@ export function registerStrategiesCommand(program: Command): void {
     .option('--dir <dir>', 'strategy directory (default: the config\'s strategies.dir, else strategies)')
     .option('-c, --config <file>', 'config file used for the default directory')
     .option('--json', 'print JSON')
-    .action((opts: DirOptions & { json?: boolean }) => {
+    .action(async (opts: DirOptions & { json?: boolean }) => {
       const dir = strategyDir(opts);
-      const result = loadStrategies(dir);
+      const result = await describeStrategies(dir, {});
       const rows = result.strategies.map((s) => ({
-        name: s.name, file: path.relative(process.cwd(), s.file ?? ''), markets: s.markets, interval: s.interval, warmup: s.warmup,
-        params: s.params, description: s.definition.description, version: strategyVersion(result.sources.get(s.name) ?? []),
+        name: s.name, file: path.relative(process.cwd(), s.file), markets: s.markets, interval: s.interval, warmup: s.warmup,
+        params: s.params, description: s.description, version: s.identity.version,
       }));
       if (opts.json === true) {
         process.stdout.write(`${JSON.stringify({ dir, strategies: rows, errors: result.errors.map((e) => ({ file: e.context['file'], message: e.message })) }, null, 2)}\n`);
@@ -55,10 +56,10 @@ export function registerStrategiesCommand(program: Command): void {
     .description('load and validate every strategy module; exit 1 if any fails')
     .option('--dir <dir>', 'strategy directory (default: the config\'s strategies.dir, else strategies)')
     .option('-c, --config <file>', 'config file used for the default directory')
-    .action((opts: DirOptions) => {
+    .action(async (opts: DirOptions) => {
       const dir = strategyDir(opts);
-      const result = loadStrategies(dir);
-      for (const s of result.strategies) process.stdout.write(`ok  ${s.name}  (${path.relative(process.cwd(), s.file ?? '')})\n`);
+      const result = await describeStrategies(dir, {});
+      for (const s of result.strategies) process.stdout.write(`ok  ${s.name}  (${path.relative(process.cwd(), s.file)})\n`);
       for (const e of result.errors) process.stderr.write(`ERR ${e.code} ${withFile(e)}\n`);
       process.stdout.write(`${result.strategies.length} valid, ${result.errors.length} invalid in ${dir}\n`);
       if (result.errors.length > 0) process.exitCode = 1;

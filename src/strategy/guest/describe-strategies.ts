@@ -26,7 +26,7 @@ export interface DescribedStrategies {
  * A strategy's metadata from its guest; `params` (resolved, untrusted) is for display and the journal.
  * `identity.version` hashes the files the guest says the module loaded, read and hashed HERE.
  */
-export type DescribedStrategy = GuestStrategy & { readonly file: string; readonly params: unknown; readonly identity: StrategyIdentity };
+export type DescribedStrategy = GuestStrategy & { readonly file: string; readonly params: unknown; readonly identity: StrategyIdentity; readonly description?: string | undefined };
 
 export interface DescribeOptions {
   /** How each describing guest is walled off (sandbox.ts); default the strongest this host allows. */
@@ -45,6 +45,7 @@ const describedSchema = z.object({
   warmup: z.number().int().min(0),
   window: z.number().int().min(1).max(1_000_000),
   params: z.unknown(),
+  description: z.string().max(2000).optional(),
   sources: z.array(z.string()).min(1).max(1000),
 }).strict();
 const MAX_TEXT = 2000;

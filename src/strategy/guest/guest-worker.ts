@@ -133,7 +133,7 @@ function describe(message: DescribeMessage): FromGuest {
     const result = loadStrategies(message.dir, { config, only: message.file });
     return {
       type: 'described',
-      strategies: result.strategies.map((s) => ({ name: s.name, file: s.file, markets: [...s.markets], interval: s.interval, warmup: s.warmup, window: s.window, params: plainParams(s.params), sources: (result.sources.get(s.name) ?? []).map((f) => f.file) })),
+      strategies: result.strategies.map((s) => ({ name: s.name, file: s.file, markets: [...s.markets], interval: s.interval, warmup: s.warmup, window: s.window, params: plainParams(s.params), description: typeof s.definition.description === 'string' ? s.definition.description.slice(0, 2000) : undefined, sources: (result.sources.get(s.name) ?? []).map((f) => f.file) })),
       errors: result.errors.map((e) => ({ message: e.message, context: plainContext(e.context) })),
       disabled: [...result.disabled],
       declared: [...result.declared],

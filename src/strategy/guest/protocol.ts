@@ -54,6 +54,8 @@ export interface DescribedStrategy {
   readonly window: number;
   /** Its parameters after defaults and overrides (toWire), for display (check-config) only. */
   readonly params: Wire;
+  /** The module's own description, for display (strategies list) only. */
+  readonly description?: string | undefined;
   /** The files the module loaded (module first); the daemon reads and hashes them itself for the version. */
   readonly sources: readonly string[];
 }
