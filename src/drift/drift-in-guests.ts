@@ -126,7 +126,7 @@ function replayInGuest(job: string, readable: readonly string[], o: DriftGuestOp
 const decimal = z.custom<Decimal>((v) => Decimal.isDecimal(v), 'a decimal');
 const strategyShape = z.object({
   strategy: z.string(), matched: z.number().int().min(0), pnlDifference: decimal,
-  differences: z.array(z.object({ kind: z.enum(['only_live', 'only_replay', 'different']), cause: z.string(), candleTime: z.number(), market: z.string(), detail: z.string() })),
+  differences: z.array(z.object({ kind: z.enum(['only_live', 'only_replay', 'different']), cause: z.string(), candleTime: z.number(), market: z.string(), detail: z.string(), fields: z.array(z.string()) }).loose()),
 }).loose();
 const answerShape = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drift_result'), cpuSeconds: z.number().min(0), result: z.object({ strategies: z.array(strategyShape).max(1), candlesRecorded: z.number().int().min(0) }).loose() }),
