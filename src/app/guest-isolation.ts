@@ -24,7 +24,10 @@ export function guestIsolationOf(config: FrozenConfig): GuestIsolationLevel {
     const ns = namespacesProblem();
     throw new ConfigError(
       `strategies.minGuestIsolation: strategy guests would run at "${level}" here, below the required "${minimum}"`
-      + `${ns === undefined ? '' : `; namespaces: ${ns}`}; Node ${process.versions.node}'s permission model ${level === 'permission-net' ? 'covers' : 'does not cover'} the network (docs/security.md)`,
+      + (level === 'thread'
+        ? ` (strategies.guestIsolation is "${choice}": worker threads share the daemon's process)`
+        : `${ns === undefined ? '' : `; namespaces: ${ns}`}; Node ${process.versions.node}'s permission model ${level === 'permission-net' ? 'covers' : 'does not cover'} the network`)
+      + ' (docs/security.md)',
       { path: 'strategies.minGuestIsolation' },
     );
   }

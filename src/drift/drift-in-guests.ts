@@ -49,6 +49,7 @@ export async function runDriftInGuests(spec: DriftSpec, src: DriftSources, o: Dr
   if (!(spec.to > spec.from)) throw new BacktestInputError('--to must be after --from', { field: 'to' });
   const dir = await privateDir('tradebot-drift');
   const results: DriftResult[] = [];
+  const corrections: CorrectedCandle[] = [];
   let cpuSeconds = 0;
   try {
     for (const deployed of spec.strategies) {
@@ -66,17 +67,21 @@ export async function runDriftInGuests(spec: DriftSpec, src: DriftSources, o: Dr
         from: spec.from, to: spec.to, lookbackSec, subscriptions: markets.map((market) => ({ market, interval })), strategies: [deployed.name],
       });
       const corrected = spec.venue === undefined ? undefined : await venueCheck(spec, src, markets, interval);
+      corrections.push(...(corrected ?? []));
       const file = path.join(spec.strategiesDir, path.basename(meta.file));
       const { venue: _venue, ...plain } = spec;
       const job = await writeDriftJob(dir.dir, `job-${results.length}`, { ...plain, strategies: [{ ...deployed, file }], corrected }, records);
-      const answer = await replayInGuest(job, [...strategyReadable(file), job], o);
+      const answer = await replayInGuest(job, [...strategyReadable(file), job], o, deployed.name);
+      // The guest ran strategy code: its answer is taken for its own strategy only, and the venue check is ours.
+      const own = answer.result.strategies;
+      if (own.length !== 1 || own[0]?.strategy !== deployed.name) throw new Error(`drift replay of ${deployed.name}: its guest answered for ${own.map((x) => x.strategy).join(', ') || 'no strategy'}`);
       results.push(answer.result);
       cpuSeconds += answer.cpuSeconds;
     }
   } finally {
     await dir.remove();
   }
-  return { result: merge(spec, results), cpuSeconds };
+  return { result: merge(spec, results, corrections), cpuSeconds };
 }
 
 async function venueCheck(spec: DriftSpec, src: DriftSources, markets: readonly string[], interval: StrategyDrift['interval']): Promise<CorrectedCandle[]> {
@@ -86,7 +91,7 @@ async function venueCheck(spec: DriftSpec, src: DriftSources, markets: readonly 
 }
 
 /** One replay in its guest; its answer is untrusted (strategy code ran there): checked before it is used. */
-function replayInGuest(job: string, readable: readonly string[], o: DriftGuestOptions): Promise<GuestDrift> {
+function replayInGuest(job: string, readable: readonly string[], o: DriftGuestOptions, strategy: string): Promise<GuestDrift> {
   const level = o.isolation === 'thread' ? permissionLevel() : o.isolation;
   const child = forkGuest(ENTRY, level, readable, o.heapMb ?? DEFAULT_HEAP_MB);
   if (o.lowPriority === true && child.pid !== undefined) {
@@ -105,20 +110,20 @@ function replayInGuest(job: string, readable: readonly string[], o: DriftGuestOp
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       fn();
     };
-    const timer = setTimeout(() => finish(() => reject(new Error(`drift replay took over ${(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s: killed`))), o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(() => reject(new Error(`drift replay of ${strategy} took over ${(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s: killed`))), o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     child.on('message', (m: unknown) => finish(() => {
       try {
-        resolve(checkAnswer(m));
+        resolve(checkAnswer(m, strategy));
       } catch (err) {
         reject(err instanceof Error ? err : new Error(String(err)));
       }
     }));
-    child.on('error', (err) => finish(() => reject(new Error(`drift replay's guest failed: ${err.message}`))));
-    const onAbort = (): void => finish(() => reject(new Error('drift replay stopped: the daemon is stopping')));
+    child.on('error', (err) => finish(() => reject(new Error(`drift replay of ${strategy}: its guest failed: ${err.message}`))));
+    const onAbort = (): void => finish(() => reject(new Error(`drift replay of ${strategy} stopped: the daemon is stopping`)));
     if (o.signal?.aborted === true) onAbort();
     o.signal?.addEventListener('abort', onAbort, { once: true });
     child.once('exit', () => o.signal?.removeEventListener('abort', onAbort));
-    child.on('exit', (code, signal) => finish(() => reject(new Error(`drift replay's guest ended without an answer (${signal ?? `code ${code}`})`))));
+    child.on('exit', (code, signal) => finish(() => reject(new Error(`drift replay of ${strategy}: its guest ended without an answer (${signal ?? `code ${code}`})`))));
     child.send({ type: 'drift', job });
   });
 }
@@ -133,19 +138,19 @@ const answerShape = z.discriminatedUnion('type', [
   z.object({ type: z.literal('drift_failed'), name: z.string(), message: z.string(), context: z.record(z.string(), z.unknown()).optional() }),
 ]);
 
-function checkAnswer(raw: unknown): GuestDrift {
+function checkAnswer(raw: unknown, strategy: string): GuestDrift {
   const parsed = answerShape.safeParse(fromWire(raw));
-  if (!parsed.success) throw new Error(`drift replay's guest answered something else than a drift result: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) throw new Error(`drift replay of ${strategy}: its guest answered something else than a drift result: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const a = parsed.data;
   if (a.type === 'drift_failed') {
     const message = a.message.slice(0, 2000);
     if (a.name === 'BacktestInputError') throw new BacktestInputError(message, (a.context ?? {}) as Record<string, string | number | boolean>);
-    throw new Error(`drift replay failed: ${message}`);
+    throw new Error(`drift replay of ${strategy} failed: ${message}`);
   }
   return { result: a.result as unknown as DriftResult, cpuSeconds: a.cpuSeconds };
 }
 
-function merge(spec: DriftSpec, results: readonly DriftResult[]): DriftResult {
+function merge(spec: DriftSpec, results: readonly DriftResult[], corrections: readonly CorrectedCandle[]): DriftResult {
   const strategies = results.flatMap((r) => r.strategies);
   const counts = tally(strategies);
   const checked = spec.venue !== undefined;
@@ -153,7 +158,7 @@ function merge(spec: DriftSpec, results: readonly DriftResult[]): DriftResult {
     from: spec.from, to: spec.to, downtime: results[0]?.downtime ?? [], strategies, counts,
     unexplained: counts.onlyLive.unexplained + counts.onlyReplay.unexplained + counts.different.unexplained,
     candlesRecorded: results.reduce((n, r) => n + r.candlesRecorded, 0),
-    corrected: checked ? results.flatMap((r) => r.corrected ?? []) : null,
+    corrected: checked ? [...corrections] : null,
   };
 }
 

@@ -27,7 +27,7 @@ export class GuestLogGate {
   /** One line offered: pass or drop (counted until the next line that passes). */
   offer(): GateDecision {
     const now = this.o.nowMs();
-    this.tokens = Math.min(this.o.burst, this.tokens + ((now - this.lastMs) / 1000) * this.o.perSecond);
+    this.tokens = Math.min(this.o.burst, this.tokens + (Math.max(0, now - this.lastMs) / 1000) * this.o.perSecond);
     this.lastMs = now;
     if (this.tokens < 1) {
       this.dropped++;

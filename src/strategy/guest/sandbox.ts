@@ -75,25 +75,30 @@ export function readablePaths(readable: readonly string[]): string[] {
 }
 
 /**
- * What a strategy's guest may read of its folder: its own module file and what is not a strategy
- * module (`_helpers.ts`, data files, sub-folders), never the other strategies' modules. Read now:
- * a helper added later is seen by the guests started after it (a reload).
+ * What a strategy's guest may read of its folder: its own module file, the shared helpers (`_*`), data
+ * files (`.json`, `.csv`) and sub-folders (its own packages, helper libraries); never another strategy's
+ * module, a hidden entry (`.git` holds every strategy's history, `.env` secrets) or an editor's copy
+ * (`b.ts.bak`). Read now: a helper added later is seen by the guests started after it (a reload).
  */
 export function strategyReadable(moduleFile: string): string[] {
-  const dir = path.dirname(path.resolve(moduleFile));
-  const out = [path.resolve(moduleFile)];
+  const own = path.resolve(moduleFile);
+  const dir = path.dirname(own);
+  const out = [own];
   try {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, e.name);
-      if (full === out[0]) continue;
+      if (full === own || e.name.startsWith('.')) continue;
       if (e.isDirectory()) out.push(`${full}/*`);
-      else if (!isStrategyFile(e.name)) out.push(full);
+      else if (e.isFile() && !isStrategyFile(e.name) && (e.name.startsWith('_') || DATA_FILE.test(e.name))) out.push(full);
     }
   } catch {
     // An unreadable folder: the module alone (its load then says what is missing).
   }
   return out;
 }
+
+/** Data a strategy may ship beside its module. */
+const DATA_FILE = /\.(json|csv)$/;
 
 function permissionFlag(): string {
   // `--permission` from Node 22.13/23.5 on; Node 20 only knows the experimental spelling.

@@ -121,7 +121,7 @@ test('a module whose top-level code throws: a clear error naming the failure, no
   const err = await runDriftInGuests(specFor('thrower'), sources, { strategies: [meta('thrower', 0)], isolation: defaultIsolation(), heapMb: 256, timeoutMs: 15_000 }).then(
     () => { throw new Error('the drift check succeeded'); }, (e: unknown) => e as Error,
   );
-  expect(err.message).toMatch(/^drift replay failed: /);
+  expect(err.message).toMatch(/^drift replay of thrower failed: /);
   expect(err.message).toContain('thrower: top-level failure on purpose');
   console.log(`a module throwing at load: ${err.message}`);
   expect(await noGuestLeft()).toEqual([]);
@@ -163,7 +163,7 @@ test('a strategy that never returns is killed at timeoutMs with a clear error', 
   }
   const err = await running;
   const took = Date.now() - started;
-  expect(err.message).toBe('drift replay took over 2 s: killed');
+  expect(err.message).toBe('drift replay of sleeper took over 2 s: killed');
   expect(took).toBeGreaterThanOrEqual(2_000);
   expect(took).toBeLessThan(6_000);
   expect(await noGuestLeft()).toEqual([]); // the guest (and, in namespaces, unshare's child) is gone

@@ -69,7 +69,7 @@ test('paper with thread is accepted: paper\'s default minimum is thread', () => 
 
 test('paper may demand more: minGuestIsolation applies in paper too', () => {
   const err = refusal(() => guestIsolationOf(paper({ guestIsolation: 'thread', minGuestIsolation: 'permission' })));
-  expect(err.message).toContain('would run at "thread" here, below the required "permission";');
+  expect(err.message).toContain('would run at "thread" here, below the required "permission" (strategies.guestIsolation is "thread"');
 });
 
 test('minGuestIsolation: namespaces with guestIsolation: permission is refused, naming the key', () => {

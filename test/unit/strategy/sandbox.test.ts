@@ -37,10 +37,10 @@ describe('strategyReadable', () => {
   test('its own module, its helpers, data and sub-folders; never a sibling module', () => {
     const list = strategyReadable(path.join(dir, 'a.ts'));
     expect(list[0]).toBe(path.join(dir, 'a.ts'));
-    // a.test.ts is not a strategy module for the loader, so it counts as a file of the folder.
+    // a.test.ts is not a strategy module for the loader, nor a helper or data: not readable either.
     expect(isStrategyFile('a.test.ts')).toBe(false);
     expect([...list].sort()).toEqual([
-      path.join(dir, '_helper.ts'), path.join(dir, 'a.test.ts'), path.join(dir, 'a.ts'), path.join(dir, 'data.json'), `${path.join(dir, 'lib')}/*`,
+      path.join(dir, '_helper.ts'), path.join(dir, 'a.ts'), path.join(dir, 'data.json'), `${path.join(dir, 'lib')}/*`,
     ].sort());
     expect(readableBy(list, path.join(dir, 'lib', 'util.ts'))).toBe(true);
     expect(readableBy(list, path.join(dir, 'b.ts'))).toBe(false);
@@ -188,4 +188,16 @@ describe.each([...new Set<GuestIsolationLevel>([defaultIsolation(), 'permission'
     if (level === 'namespaces') expect(out['pid']).toBe(1);
     console.log(`guest at ${level}: ${Date.now() - started} ms`);
   });
+});
+
+test('hidden entries and editor copies stay closed: .git holds every strategy\'s history, .env secrets, b.ts.bak a sibling', () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'tradebot-sandbox-hidden-'));
+  try {
+    for (const f of ['a.ts', 'b.ts', 'b.ts.bak', '.env', '_shared.ts', 'prices.csv']) writeFileSync(path.join(d, f), 'x');
+    mkdirSync(path.join(d, '.git'));
+    const list = strategyReadable(path.join(d, 'a.ts'));
+    expect([...list].sort()).toEqual([path.join(d, '_shared.ts'), path.join(d, 'a.ts'), path.join(d, 'prices.csv')].sort());
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
 });
