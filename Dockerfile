@@ -33,6 +33,12 @@ COPY test/helpers ./test/helpers
 RUN npm run build
 
 # ---- runtime: production dependencies and the compiled code only -----------------------------
+# Strategy guests start under util-linux's setpriv (--pdeathsig KILL --no-new-privs) and, at the
+# namespaces level, unshare (src/strategy/guest/sandbox.ts). No install step: util-linux is
+# Essential in Debian, so every Debian image has it, slim ones included (trixie's util-linux ships
+# /usr/bin/setpriv and /usr/bin/unshare). Under Docker's default seccomp profile unshare is refused
+# and guests run at permission-net (Node 26's permission model, no sockets); see
+# docs/operations.md "Strategy guest isolation" for what gives them namespaces.
 FROM ${NODE_IMAGE} AS runtime
 # No TRADEBOT_CONFIG__METRICS__HOST here: metrics stay on 127.0.0.1 (the config default) unless the
 # operator opts in at run time (the Kubernetes Deployment does, behind its NetworkPolicy).
@@ -57,8 +63,10 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 
 # node runs as PID 1 (exec form, no shell in between), so SIGTERM reaches the daemon, whose
 # lifecycle stops components in reverse order within shutdown.graceMs. PID 1 gets no default
-# signal handlers from the kernel: the daemon installs its own SIGTERM/SIGINT handlers, and it
-# starts no child processes, so there are no zombies to reap and no need for tini
-# (`docker run --init` adds one if that ever changes).
+# signal handlers from the kernel: the daemon installs its own SIGTERM/SIGINT handlers. Its only
+# child processes are strategy guests (setpriv/unshare/node), each waited for by the daemon. A guest
+# whose unshare parent died (killed by hand, or by the OOM killer) is killed with it but reparented
+# to PID 1, and node does not reap processes it did not start: `docker run --init` (tini) reaps such
+# a leftover if that matters to you.
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/src/main.js", "run", "--config", "/app/config/live.yaml"]

@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { checkConfig } from '../../../src/cli/check-config-command';
+import { isolationAtLeast } from '../../../src/domain/guest-isolation';
+import { resolveIsolation } from '../../../src/strategy/guest/sandbox';
 import { execForm, parseDockerfile } from './dockerfile-parse';
 
 const root = join(__dirname, '../../..');
@@ -145,6 +149,35 @@ describe('Kubernetes manifests', () => {
     expect(liveConfig['shutdown']['graceMs']).toBe(SHUTDOWN_GRACE_MS);
     expect(configMap['data']['live.yaml']).not.toMatch(/apiSecret|apiKey|password/i);
   });
+
+  it('the ConfigMap\'s live.yaml passes check-config: the real config loader, its strategies loaded in guests and their params validated', async () => {
+    const text = configMap['data']['live.yaml'] as string;
+    // Explicit: the image's Node 26 gives permission-net under the default seccomp profile (README "Strategy guest isolation").
+    expect((parse(text) as Obj)['strategies']['minGuestIsolation']).toBe('permission-net');
+    const dir = mkdtempSync(join(tmpdir(), 'tradebot-configmap-'));
+    // Placeholders: live mode wants credentials and Redis present; nothing connects.
+    const env = { TRADEBOT_API_KEY: 'placeholder-key', TRADEBOT_API_SECRET: 'placeholder-secret', TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' };
+    try {
+      const file = join(dir, 'live.yaml');
+      writeFileSync(file, text);
+      const here = resolveIsolation('auto');
+      if (typeof here !== 'string') throw new Error(here.problem);
+      let checked = file;
+      if (!isolationAtLeast(here, 'permission-net')) {
+        // A host weaker than the image (Node < 25 without namespaces): the floor refuses, as it should;
+        // the rest of the config is checked with the floor at this host's level.
+        const refused = await checkConfig(file, env, root);
+        expect([refused.ok, refused.text]).toEqual([false, expect.stringContaining('strategies.minGuestIsolation')]);
+        checked = join(dir, 'live-here.yaml');
+        writeFileSync(checked, text.replace('minGuestIsolation: permission-net', `minGuestIsolation: ${here}`));
+      }
+      const result = await checkConfig(checked, env, root);
+      expect([result.ok, result.text]).toEqual([true, expect.stringContaining(`OK ${checked}`)]);
+      expect(result.text).toMatch(/strategy sma-cross \(version [^)]+\): BTC_USDT 1h, warm-up \d+, params \{"fast":10,"slow":30,/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('ServiceMonitor selects the Service by its labels and scrapes its metrics port', () => {
     expect(service['metadata']['labels']).toMatchObject(monitor['spec']['selector']['matchLabels']);
