@@ -64,9 +64,9 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # node runs as PID 1 (exec form, no shell in between), so SIGTERM reaches the daemon, whose
 # lifecycle stops components in reverse order within shutdown.graceMs. PID 1 gets no default
 # signal handlers from the kernel: the daemon installs its own SIGTERM/SIGINT handlers. Its only
-# child processes are strategy guests (setpriv/unshare/node), each waited for by the daemon. A guest
-# whose unshare parent died (killed by hand, or by the OOM killer) is killed with it but reparented
-# to PID 1, and node does not reap processes it did not start: `docker run --init` (tini) reaps such
-# a leftover if that matters to you.
+# child processes are strategy guests (setpriv/unshare/node), each waited for by the daemon, which
+# kills a guest before its unshare parent so that unshare reaps it. Only a guest whose unshare was
+# killed from outside (by hand, or by the OOM killer) is reparented to PID 1, and node does not reap
+# processes it did not start: `docker run --init` (tini) reaps such a leftover if that matters to you.
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/src/main.js", "run", "--config", "/app/config/live.yaml"]

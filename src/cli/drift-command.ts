@@ -94,7 +94,8 @@ export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliO
     balances: opts.balance.length > 0 ? parseBalances(opts.balance) : undefined,
   };
   const described = await describeConfiguredStrategies(config, process.cwd());
-  const guests = { strategies: described.strategies, isolation: guestIsolationOf(config) };
+  // An operator's check may span weeks of candles: more heap than the daemon's periodic window needs.
+  const guests = { strategies: described.strategies, isolation: guestIsolationOf(config), heapMb: 1024 };
   if (opts.records !== undefined) {
     if (opts.venueCheck === true) throw new BacktestInputError('--venue-check cannot be combined with --records (a snapshot of a daemon without a venue to ask)', { field: 'records' });
     return runDriftInGuests(spec, await readRecordsSnapshot(opts.records), guests);

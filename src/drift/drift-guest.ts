@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { fromWire, toWire } from '../strategy/guest/wire';
 import type { DriftJob } from './drift-job';
 import { snapshotSources } from './records-snapshot';
@@ -20,8 +21,16 @@ const port: Port = { send: (m) => { process.send?.(m); } };
 process.on('disconnect', () => process.exit(0)); // the daemon is gone: so is its replay
 
 process.once('message', (message: unknown) => {
-  const job = (message as { type?: unknown; job?: unknown } | null);
+  const job = (message as { type?: unknown; job?: unknown; nice?: unknown } | null);
   if (job?.type !== 'drift' || typeof job.job !== 'string') return port.send({ type: 'drift_failed', name: 'Error', message: 'expected a drift job' });
+  // Lowered here, before any strategy code: set by the parent after the fork, unshare's child could miss it.
+  if (typeof job.nice === 'number') {
+    try {
+      setPriority(job.nice);
+    } catch {
+      // Not allowed here (containers may forbid it): the replay still runs, in its own process.
+    }
+  }
   void run(job.job);
 });
 

@@ -1,11 +1,10 @@
 import * as path from 'node:path';
-import { setPriority } from 'node:os';
 import { z } from 'zod';
 import { intervalSeconds } from '../domain/candle';
 import { Decimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
 import type { GuestIsolationLevel } from '../domain/guest-isolation';
-import { forkGuest } from '../strategy/guest/guest-channel';
+import { forkGuest, killGuest } from '../strategy/guest/guest-channel';
 import type { GuestStrategy } from '../strategy/guest/guest-host';
 import { resolveIsolation, strategyReadable } from '../strategy/guest/sandbox';
 import { fromWire } from '../strategy/guest/wire';
@@ -35,7 +34,10 @@ export interface GuestDrift {
   readonly cpuSeconds: number;
 }
 
-const DEFAULT_HEAP_MB = 1024;
+/** A window's candles and orders; bounded so a replay fits beside the daemon in a 512 MiB pod. */
+const DEFAULT_HEAP_MB = 256;
+/** Niceness of the daemon's periodic replays: candles and orders come first. */
+const LOW_PRIORITY = 10;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const ENTRY = path.join(__dirname, `drift-guest${path.extname(__filename)}`);
 
@@ -94,20 +96,13 @@ async function venueCheck(spec: DriftSpec, src: DriftSources, markets: readonly 
 function replayInGuest(job: string, readable: readonly string[], o: DriftGuestOptions, strategy: string): Promise<GuestDrift> {
   const level = o.isolation === 'thread' ? permissionLevel() : o.isolation;
   const child = forkGuest(ENTRY, level, readable, o.heapMb ?? DEFAULT_HEAP_MB);
-  if (o.lowPriority === true && child.pid !== undefined) {
-    try {
-      setPriority(child.pid, 10);
-    } catch {
-      // Not allowed here (containers may forbid it): the replay still runs, in its own process.
-    }
-  }
   return new Promise<GuestDrift>((resolve, reject) => {
     let settled = false;
     const finish = (fn: () => void): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) killGuest(child);
       fn();
     };
     const timer = setTimeout(() => finish(() => reject(new Error(`drift replay of ${strategy} took over ${(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s: killed`))), o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -124,7 +119,7 @@ function replayInGuest(job: string, readable: readonly string[], o: DriftGuestOp
     o.signal?.addEventListener('abort', onAbort, { once: true });
     child.once('exit', () => o.signal?.removeEventListener('abort', onAbort));
     child.on('exit', (code, signal) => finish(() => reject(new Error(`drift replay of ${strategy}: its guest ended without an answer (${signal ?? `code ${code}`})`))));
-    child.send({ type: 'drift', job });
+    child.send({ type: 'drift', job, ...(o.lowPriority === true ? { nice: LOW_PRIORITY } : {}) });
   });
 }
 

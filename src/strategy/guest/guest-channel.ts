@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { FromGuest, ToGuest } from './protocol';
@@ -91,7 +92,7 @@ function processChannel(o: ChannelOptions): GuestChannel {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.ref(); // SIGKILL ends it at once: waiting for that is never waiting on the guest's code
       child.once('exit', () => resolve());
-      child.kill('SIGKILL');
+      killGuest(child);
     }),
   };
 }
@@ -111,4 +112,23 @@ export function forkGuest(entry: string, level: Exclude<GuestIsolationLevel, 'th
     detached: true,
     execPath: launch.execPath, execArgv: [...launch.execArgv],
   });
+}
+
+/**
+ * SIGKILL for a guest process. At `namespaces` the child is unshare and the guest its own child: the
+ * guest is killed first, so unshare reaps it and exits. Killing unshare first would orphan the guest to
+ * PID 1, which in a container is the daemon, and node never reaps a process it did not start.
+ */
+export function killGuest(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid !== undefined) {
+    try {
+      const inner = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter((x) => x !== '').map(Number);
+      for (const p of inner) process.kill(p, 'SIGKILL');
+      if (inner.length > 0) return;
+    } catch {
+      // No /proc (macOS) or it is gone already: kill what we started.
+    }
+  }
+  child.kill('SIGKILL');
 }
