@@ -143,6 +143,7 @@ export function initStrategySeries(metrics: Metrics, strategy: string, markets: 
   metrics.strategyShadowErrors.inc({ strategy }, 0);
   metrics.strategyShadowOverruns.inc({ strategy }, 0);
   for (const divergence of ['only_live', 'only_shadow', 'different']) metrics.strategyShadowDivergences.inc({ strategy, divergence }, 0);
+  for (const cap of ['rate', 'size']) metrics.strategyLogCapped.inc({ strategy, cap }, 0);
   for (const market of markets) {
     for (const side of ['buy', 'sell'] as const) metrics.fills.inc({ strategy, market, side }, 0);
     metrics.realizedPnl.set({ strategy, market }, 0);

@@ -102,10 +102,12 @@ test('hostile guests affect only themselves', async () => {
 });
 
 /** The daemon's child processes (its guests), from /proc. */
+/** Every process below `pid`: a guest in its own namespaces is unshare's child, the daemon's grandchild. */
 function childPids(pid: number): number[] {
   const file = `/proc/${pid}/task/${pid}/children`;
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+  const direct = readFileSync(file, 'utf8').trim().split(/\s+/).filter((p) => p !== '').map(Number);
+  return [...direct, ...direct.flatMap((p) => childPids(p))];
 }
 
 /** Linux only: /proc/<pid>/stat field 14 (utime), in clock ticks. */

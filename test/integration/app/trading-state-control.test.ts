@@ -91,7 +91,8 @@ describe('with Redis', () => {
 
   const storedState = async (d: DaemonProcess): Promise<Record<string, string>> => {
     const account = d.lines.find(msg('Redis connected'))!['account'] as string;
-    return redis.hgetall(`${ENV['TRADEBOT_REDIS_PREFIX']}:{${account}}:control:trading-state`);
+    // A paper deployment's keys (account-store.ts: paper never shares a live namespace).
+    return redis.hgetall(`${ENV['TRADEBOT_REDIS_PREFIX']}:paper:{${account}}:control:trading-state`);
   };
 
   const start = async (): Promise<DaemonProcess> => {

@@ -86,14 +86,14 @@ describe('config loading', () => {
     expectConfigError(() => parseConfig(raw3, {}), 'paper.collateral.USDT', /plain decimal/);
   });
 
-  test('strategy guests: processes by default, threads on request, anything else named', () => {
-    expect(parseConfig(minimal(), {}).strategies.guestIsolation).toBe('process');
+  test('strategy guests: the strongest isolation by default, a level or threads on request, anything else named', () => {
+    expect(parseConfig(minimal(), {}).strategies.guestIsolation).toBe('auto');
     const raw = minimal();
     raw['strategies'] = { enabled: [{ name: 'sma-cross' }], guestIsolation: 'thread' };
     expect(parseConfig(raw, {}).strategies.guestIsolation).toBe('thread');
     const bad = minimal();
     bad['strategies'] = { enabled: [{ name: 'sma-cross' }], guestIsolation: 'container' };
-    expectConfigError(() => parseConfig(bad, {}), 'strategies.guestIsolation', /process|thread/);
+    expectConfigError(() => parseConfig(bad, {}), 'strategies.guestIsolation', /auto|namespaces|permission|thread/);
   });
 
   test('secrets in the file are refused', () => {
