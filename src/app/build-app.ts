@@ -319,13 +319,6 @@ export class TradebotApp {
     return check;
   }
 
-  /** Re-reads the config and the strategy modules (every strategy). Not bound to SIGHUP any more: a reload runs new strategy code, so only `tradebot reload` asks for it. */
-  async reloadStrategies(source: string): Promise<void> {
-    const v = this.versions;
-    if (v === undefined) return void this.log.warn({ source }, 'strategy reload ignored: not started yet');
-    await v.control.reload(undefined, source);
-  }
-
   private async startMetricsServer(readiness: readonly ReadinessCheck[]): Promise<void> {
     const c = this.input.config;
     if (!c.metrics.enabled) return;
