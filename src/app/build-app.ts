@@ -74,7 +74,6 @@ export class TradebotApp {
   private schedulers: JobScheduler[] = [];
   private execution: Execution | undefined;
   private stopping = false;
-  private versions: WiredControl | undefined;
 
   constructor(private readonly input: AppInput) {
     this.log = input.logger;
@@ -264,7 +263,6 @@ export class TradebotApp {
       wantMarkets: (name, mks) => { for (const mk of mks) exec.leases.want(name, mk); },
       openOn: openOnMarkets(book, trading.portfolio),
     });
-    this.versions = wired;
     this.closers.push({ name: 'strategy threads', close: () => guests.close() });
     await guests.start();
     this.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
