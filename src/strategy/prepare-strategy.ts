@@ -77,6 +77,9 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const param = issue?.path.join('.') || '(params)';
+    if (issue !== undefined && missingValue(issue, config.params ?? {})) {
+      throw new StrategyLoadError(`strategy ${name}: parameter ${param} has no default: every parameter needs a default (or a value in strategies.enabled[].params, or backtest --params)`, { file, strategy: name, param });
+    }
     throw new StrategyLoadError(`strategy ${name}: parameter ${param}: ${issue?.message ?? 'invalid'}`, { file, strategy: name, param });
   }
   const params = Object.freeze(parsed.data) as unknown;
@@ -87,4 +90,19 @@ export function prepareStrategy(value: unknown, opts: { file?: string | undefine
     throw new StrategyLoadError(`strategy ${name}: window (${window}) is smaller than warmup (${warmup})`, { file, strategy: name, field: 'window' });
   }
   return Object.freeze({ name, file, definition: def, markets: Object.freeze([...new Set(markets)]), interval: shape.data.interval, params, warmup, window });
+}
+
+/**
+ * True when the schema refused a parameter the config did not give: its schema has no default
+ * (zod says `expected number, received undefined`, which does not tell an author what to do).
+ * A refinement (`custom`) pointing at a defaulted key is not that.
+ */
+function missingValue(issue: { readonly code?: string; readonly path: readonly PropertyKey[] }, input: Readonly<Record<string, unknown>>): boolean {
+  if (issue.code === 'custom' || issue.path.length === 0) return false;
+  let value: unknown = input;
+  for (const key of issue.path) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, key)) return true;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value === undefined;
 }

@@ -140,7 +140,7 @@ export class BacktestReplay {
     const infos = new Map(input.markets.map((m) => [m.info.name, m.info]));
     for (const s of input.strategies) {
       if (intervalSeconds(s.interval) < this.dataSeconds) {
-        throw new BacktestInputError(`strategy ${s.name} runs on ${s.interval} candles, finer than the data (${input.dataInterval})`, { field: 'interval' });
+        throw new BacktestInputError(finerThanDataMessage(s.name, s.interval, input.dataInterval), { field: 'interval' });
       }
       for (const m of s.markets) {
         if (!infos.has(m)) throw new BacktestInputError(`strategy ${s.name} trades ${m} but no --data was given for it`, { field: 'data', market: m });
@@ -350,4 +350,13 @@ export class BacktestReplay {
       orderKind: order.ocoId === undefined ? 'stop_limit' : order.activationPrice === undefined ? 'oco_take_profit' : 'oco_stop_loss',
     });
   }
+}
+
+/**
+ * The data's candles are aggregated into a strategy's coarser ones, never split into finer ones:
+ * say so, and what the author can do (run on the data's interval, or get finer data).
+ */
+export function finerThanDataMessage(strategy: string, interval: Interval, dataInterval: Interval): string {
+  return `strategy ${strategy} runs on ${interval} candles, finer than the data (${dataInterval}): candles are aggregated into coarser ones, never split. `
+    + `Run it on the data's interval with --interval ${dataInterval} (or a coarser one), or give it ${interval} data (or finer), e.g. tradebot download --interval ${interval}`;
 }
