@@ -29,6 +29,7 @@ import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
 import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
 import { guestIsolationOf } from './guest-isolation';
+import { checkStrategyMarkets, unlistedMarketsError } from './market-check';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
 import { openOnMarkets, prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
@@ -200,11 +201,18 @@ export class TradebotApp {
     await haltOnClock(clock);
     onNonceRefused = async () => haltOnClock(await measureExchangeClock(clockInput));
 
-    // 7. markets: every strategy market must be listed and trading
+    // 7. markets: every strategy market must be listed (else exit 78 naming it, before any trading);
+    //    one listed with trading disabled is the venue's passing state: logged, its intents denied
     await exec.catalog.refresh();
-    for (const market of markets) {
-      if ((await exec.catalog.get(market)) === undefined) log.error({ market }, 'market not listed or not trading at the exchange: its intents will be denied');
-    }
+    const listed = markets.flatMap((mk) => {
+      const info = exec.catalog.cached(mk);
+      return info === undefined ? [] : [{ name: info.name, tradesEnabled: info.tradesEnabled }];
+    });
+    const marketCheck = checkStrategyMarkets(loaded.strategies, listed);
+    const venueName = remoteSim !== undefined ? `the simulated exchange at ${remoteSim}` : c.mode === 'paper' ? 'paper.markets' : `the venue at ${baseUrl}`;
+    const unlisted = unlistedMarketsError(marketCheck, venueName, c.mode === 'paper' && remoteSim === undefined ? (c.paper?.markets ?? []).map((x) => x.market) : undefined);
+    if (unlisted !== undefined) throw unlisted;
+    for (const n of marketCheck.notTrading) log.error({ strategy: n.strategy, markets: n.markets }, 'market listed with trading disabled at the exchange: its intents will be denied');
 
     // 8. leases, then the first reconciliation: nothing is submitted before it succeeds
     for (const s of loaded.strategies) for (const mk of s.markets) exec.leases.want(s.name, mk);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { guestIsolationOf } from '../app/guest-isolation';
 import { EXIT_CONFIG } from '../app/lifecycle';
+import { checkStrategyMarkets, unlistedLines, venueMarkets } from '../app/market-check';
 import { describeConfiguredStrategies } from '../app/strategy-wiring';
 import { loadCredentials } from '../config/credentials';
 import { loadConfig, type FrozenConfig } from '../config/load';
@@ -10,7 +11,9 @@ import { defaultConfigFile } from './run-command';
 /**
  * `tradebot check-config [--config F]`: validates the config (schema, environment overrides, no
  * secrets in the file) AND the strategies: every enabled one exists and its params validate, and no
- * module of the strategy directory fails to load. Prints an OK summary (exit 0) or every error
+ * module of the strategy directory fails to load, and every enabled market is one the venue offers
+ * (paper: `paper.markets`; a running simulator or live: the venue's public market list, when it
+ * answers within seconds; when it does not, a WARNING line says the markets were not checked). Prints an OK summary (exit 0) or every error
  * naming the key path or the file (exit 78, as `run` would).
  */
 export function registerCheckConfigCommand(program: Command): void {
@@ -48,10 +51,24 @@ export async function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir:
   if (loaded.errors.length > 0) {
     return { ok: false, text: `${file}: strategies:\n${loaded.errors.map((e) => `  ${e.code} ${withFile(e)}`).join('\n')}\n` };
   }
-  return { ok: true, text: summary(file, config, loaded.strategies) };
+  // Every enabled market against what the venue offers: the daemon refuses these at start-up (exit 78).
+  const venue = await venueMarkets(config);
+  const marketLines: string[] = [];
+  if (venue.kind === 'unreachable') {
+    marketLines.push(`  WARNING markets: not checked: could not reach ${venue.source} (${venue.reason})`);
+  } else {
+    const check = checkStrategyMarkets(loaded.strategies, venue.markets);
+    if (check.unlisted.length > 0) {
+      return { ok: false, text: `${file}: markets:\n${unlistedLines(check, venue.source, venue.markets.map((m) => m.name)).map((l) => `  ${l}`).join('\n')}\n` };
+    }
+    for (const n of check.notTrading) marketLines.push(`  WARNING markets: strategy ${n.strategy}: ${n.markets.join(', ')} listed by ${venue.source} with trading disabled (its intents are denied until it trades)`);
+    const used = [...new Set(loaded.strategies.flatMap((s) => s.markets))];
+    marketLines.unshift(`  markets: ${used.join(', ')} offered by ${venue.source}`);
+  }
+  return { ok: true, text: summary(file, config, loaded.strategies, marketLines) };
 }
 
-function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<typeof describeConfiguredStrategies>>['strategies']): string {
+function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<typeof describeConfiguredStrategies>>['strategies'], marketLines: readonly string[]): string {
   const lines = [`OK ${file}`, `  mode: ${c.mode}`];
   if (c.mode === 'paper' && c.paper) {
     lines.push(c.paper.exchangeUrl !== undefined
@@ -67,6 +84,7 @@ function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<t
   for (const s of strategies) {
     lines.push(`  strategy ${s.name} (version ${s.identity.version}): ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)?.slice(0, 500)}`);
   }
+  lines.push(...marketLines);
   const d = c.risk.defaults;
   const notional = [d.maxNotionalPerOrder && `per order ${d.maxNotionalPerOrder}`, d.maxNotionalPerMarket && `per market ${d.maxNotionalPerMarket}`].filter(Boolean).join(', ');
   lines.push(`  risk: initial state ${c.risk.initialState}${notional ? `, max notional ${notional}` : ''}${c.risk.dailyLossLimit ? `, daily loss limit ${c.risk.dailyLossLimit}` : ''}`);
