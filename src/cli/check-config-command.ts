@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { guestIsolationOf } from '../app/guest-isolation';
 import { EXIT_CONFIG } from '../app/lifecycle';
-import { checkStrategyMarkets, unlistedLines, venueMarkets } from '../app/market-check';
+import { checkStrategyMarkets, unlistedLines, venueMarkets, type VenueMarkets } from '../app/market-check';
 import { describeConfiguredStrategies } from '../app/strategy-wiring';
 import { loadCredentials } from '../config/credentials';
 import { loadConfig, type FrozenConfig } from '../config/load';
@@ -28,7 +28,10 @@ export function registerCheckConfigCommand(program: Command): void {
     });
 }
 
-export async function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir: string): Promise<{ ok: boolean; text: string }> {
+/** `marketsOf`: the venue's market list (default: paper.markets or the venue's public endpoint, venueMarkets). */
+export async function checkConfig(
+  file: string, env: NodeJS.ProcessEnv, baseDir: string, marketsOf: (c: FrozenConfig) => Promise<VenueMarkets> = venueMarkets,
+): Promise<{ ok: boolean; text: string }> {
   let config: FrozenConfig;
   try {
     config = loadConfig(file, env);
@@ -52,7 +55,7 @@ export async function checkConfig(file: string, env: NodeJS.ProcessEnv, baseDir:
     return { ok: false, text: `${file}: strategies:\n${loaded.errors.map((e) => `  ${e.code} ${withFile(e)}`).join('\n')}\n` };
   }
   // Every enabled market against what the venue offers: the daemon refuses these at start-up (exit 78).
-  const venue = await venueMarkets(config);
+  const venue = await marketsOf(config);
   const marketLines: string[] = [];
   if (venue.kind === 'unreachable') {
     marketLines.push(`  WARNING markets: not checked: could not reach ${venue.source} (${venue.reason})`);
