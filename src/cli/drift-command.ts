@@ -106,7 +106,7 @@ export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliO
     if (opts.venueCheck === true && venueUrl === undefined) throw new BacktestInputError('--venue-check needs a venue: paper mode against the embedded simulator has no history once it stopped', { field: 'venue-check' });
     const clock = new SystemClock();
     const venue = opts.venueCheck === true ? new HttpExchangeClient({
-      baseUrl: venueUrl!, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: config.exchange.timeoutMs,
+      baseUrl: venueUrl!, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: config.exchange.timeoutMs, dialect: config.exchange.dialect,
     }) : undefined;
     return await runDriftInGuests({ ...spec, venue }, { log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) }, guests);
   } finally {
