@@ -109,7 +109,8 @@ function guestEvents(m: Metrics, log: Logger, role: () => VersionRole, onPauseCh
     onPaused: (e) => {
       if (live()) m.strategyPaused.set({ strategy: e.strategy }, 1);
       onPauseChange?.();
-      log.warn({ strategy: e.strategy, role: role(), consecutiveFailures: e.consecutiveFailures, reason: e.error.message }, `strategy paused after repeated failures${role() === 'live' ? `: \`tradebot strategy-resume ${e.strategy}\` once fixed` : ''}`);
+      // warn, not error: the failure that paused it is its own error line (one per failure).
+      log.warn({ strategy: e.strategy, role: role(), consecutiveFailures: e.consecutiveFailures, reason: e.error.message, ...(live() ? { resumeWith: `tradebot strategy-resume ${e.strategy}` } : {}) }, 'strategy paused after repeated failures');
     },
     onResumed: (e) => {
       if (live()) m.strategyPaused.set({ strategy: e.strategy }, 0);
