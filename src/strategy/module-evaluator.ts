@@ -1,4 +1,3 @@
-import { compileFunction } from 'node:vm';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -61,9 +60,10 @@ export class ModuleEvaluator {
       const source = readFileSync(abs, 'utf8');
       this.hashes.set(abs, sha256Text(source));
       const code = this.transpile(abs, source);
-      // compileFunction, not `new Function`: the latter puts two header lines before the code, so every
-      // stack frame of a strategy (a failure's `at`, backtest.log) named a line two below the real one.
-      const wrapper = compileFunction(code, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: abs }) as (...args: unknown[]) => void;
+      // The function's header on the code's first line (not `new Function`, whose two header lines put
+      // every frame of a strategy two lines below the real one): stack frames name the file's own lines
+      // (only columns on line 1, sucrase's prelude, are shifted). Indirect eval: global scope, this realm.
+      const wrapper = (0, eval)(`(function (exports, require, module, __filename, __dirname) {${code}\n})\n//# sourceURL=${abs}`) as (...args: unknown[]) => void;
       wrapper.call(record.exports, record.exports, this.requireFor(abs), record, abs, path.dirname(abs));
     } catch (err) {
       this.cache.delete(abs);
