@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { strategyFrame } from '../../../src/strategy/error-frame';
+import { ModuleEvaluator } from '../../../src/strategy/module-evaluator';
 
 const DIR = path.resolve('/srv/strategies');
 
@@ -38,5 +40,23 @@ describe('strategyFrame', () => {
   test('a path with spaces and parentheses in a function name', () => {
     const dir = path.resolve('/srv/my strategies');
     expect(strategyFrame(`Error: x\n    at Object.<anonymous> (${dir}/a b.ts:3:7)`, dir)).toBe('a b.ts:3:7');
+  });
+});
+
+describe('a strategy module evaluated by the loader', () => {
+  test("the frame names the file's own line and column (the evaluator adds no header lines)", () => {
+    const dir = path.resolve(__dirname, '../../fixtures/failing');
+    const file = path.join(dir, 'oops.ts');
+    const strategy = (new ModuleEvaluator().load(file) as { default: { onCandle(ctx: unknown): unknown } }).default;
+    let thrown: unknown;
+    try {
+      strategy.onCandle({ candle: { close: { toString: () => '100' } } });
+    } catch (err) {
+      thrown = err;
+    }
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const i = lines.findIndex((l) => l.includes('throw new Error'));
+    expect((thrown as Error).message).toBe('oops: cannot trade at 100');
+    expect(strategyFrame((thrown as Error).stack, dir)).toBe(`oops.ts:${i + 1}:${(lines[i] as string).indexOf('new Error') + 1}`);
   });
 });
