@@ -259,6 +259,7 @@ export class TradebotApp {
       config: c, versions: prepared.live, exchange, trading, marketClock: this.marketClock, metrics: m, log, recorder,
       sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r)),
       versionEvents: versionEvents(m, (name, clean) => wired?.control.shadowClean(name, clean), publish),
+      onPauseChange: publish,
       beforeCandle: redis === undefined ? undefined : () => wired?.control.sync() ?? Promise.resolve(),
       streams: { account: accountStream, marketTriggers: (mk, iv) => marketStreams?.triggers(mk, iv) === true },
     });

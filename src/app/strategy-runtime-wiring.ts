@@ -19,6 +19,8 @@ export interface StrategyRuntimeInput {
   readonly versions: readonly StrategyVersion[];
   /** Role changes and shadow comparisons (metrics, status, auto-promotion). */
   readonly versionEvents?: VersionedHostEvents | undefined;
+  /** A live strategy was paused after failures or resumed: the version status (`tradebot status` reads it) is written again. */
+  readonly onPauseChange?: (() => void) | undefined;
   /** Runs before each closed candle goes to the strategies (replicas: apply a version promoted elsewhere). */
   readonly beforeCandle?: (() => Promise<void>) | undefined;
   readonly exchange: ExchangeClient;
@@ -66,7 +68,7 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: V
         position: (strategy, market, close) => feedback.feedback.position(strategy, market, close),
         events: (strategy, market) => ctx.events(strategy, market),
       },
-      events: guestEvents(m, i.log, ctx.role),
+      events: guestEvents(m, i.log, ctx.role, i.onPauseChange),
     }),
   });
   const flow = new CandleFlow({
@@ -98,7 +100,7 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: V
 }
 
 /** A guest's events observed by role: a shadow's failures have their own counters and never pause the live version. */
-function guestEvents(m: Metrics, log: Logger, role: () => VersionRole): GuestHostEvents {
+function guestEvents(m: Metrics, log: Logger, role: () => VersionRole, onPauseChange: (() => void) | undefined): GuestHostEvents {
   const live = (): boolean => role() === 'live';
   return {
     onError: (e) => (live() ? m.strategyErrors : m.strategyShadowErrors).inc({ strategy: e.strategy }),
@@ -106,9 +108,14 @@ function guestEvents(m: Metrics, log: Logger, role: () => VersionRole): GuestHos
     onDuration: (e) => { if (live()) m.strategyDuration.observe({ strategy: e.strategy }, e.elapsedMs / 1000); },
     onPaused: (e) => {
       if (live()) m.strategyPaused.set({ strategy: e.strategy }, 1);
-      log.error({ strategy: e.strategy, role: role(), consecutiveFailures: e.consecutiveFailures }, 'strategy paused after repeated failures');
+      onPauseChange?.();
+      // warn, not error: the failure that paused it is its own error line (one per failure).
+      log.warn({ strategy: e.strategy, role: role(), consecutiveFailures: e.consecutiveFailures, reason: e.error.message, ...(live() ? { resumeWith: `tradebot strategy-resume ${e.strategy}` } : {}) }, 'strategy paused after repeated failures');
     },
-    onResumed: (e) => { if (live()) m.strategyPaused.set({ strategy: e.strategy }, 0); },
+    onResumed: (e) => {
+      if (live()) m.strategyPaused.set({ strategy: e.strategy }, 0);
+      onPauseChange?.();
+    },
     onRestart: (e) => log.warn({ strategy: e.strategy, role: role(), reason: e.reason }, 'strategy thread ended: restarting it fresh and re-warming it from the candle history'),
     onLogCapped: (e) => m.strategyLogCapped.inc({ strategy: e.strategy, cap: e.reason }, e.lines),
     onIntents: (e) => log.debug({ strategy: e.strategy, role: role(), market: e.market, candleTime: e.candleTime, intents: e.intents.length }, 'intents'),

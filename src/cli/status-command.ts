@@ -11,8 +11,9 @@ interface StatusOptions {
   json?: boolean;
 }
 
-/** Exit codes: 0 healthy, 1 not healthy (or unreachable), 78 bad config. */
+/** Exit codes: 0 healthy, 1 not healthy (or unreachable), 2 degraded (a live strategy paused after failures), 78 bad config. */
 export const STATUS_UNHEALTHY = 1;
+export const STATUS_DEGRADED = 2;
 
 /**
  * `tradebot status [--config F] [--url U] [--json]`: is the daemon healthy, and what is it doing?
@@ -22,7 +23,7 @@ export const STATUS_UNHEALTHY = 1;
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('daemon health and state: readiness, trading state, leases, open orders, last candles (exit 1 when not healthy)')
+    .description('daemon health and state: readiness, trading state, leases, open orders, last candles (exit 1 when not healthy, 2 when a strategy is paused after failures)')
     .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
     .option('--url <url>', 'metrics endpoint of the daemon (default from metrics.host / metrics.port)')
     .option('--json', 'print JSON')
@@ -33,7 +34,7 @@ export function registerStatusCommand(program: Command): void {
         if (!/^https?:\/\//.test(url)) throw new ConfigError(`--url must be an http(s) URL, got ${url}`, { path: 'url' });
         const report = await gatherStatus(config, process.env, url.replace(/\/+$/, ''));
         process.stdout.write(opts.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
-        process.exitCode = report.healthy ? 0 : STATUS_UNHEALTHY;
+        process.exitCode = report.healthy ? 0 : report.degraded ? STATUS_DEGRADED : STATUS_UNHEALTHY;
       } catch (err) {
         process.stderr.write(formatError(err));
         process.exitCode = err instanceof ConfigError ? 78 : STATUS_UNHEALTHY;
@@ -53,7 +54,7 @@ const age = (ms: number): string => (ms >= 60_000 ? `${Math.round(ms / 60_000)} 
 export function formatStatus(r: StatusReport): string {
   const d = r.daemon;
   const lines = [
-    r.healthy ? `HEALTHY  ${d.url}` : `NOT HEALTHY  ${d.url}`,
+    `${r.healthy ? 'HEALTHY' : r.degraded ? 'DEGRADED' : 'NOT HEALTHY'}  ${d.url}`,
     ...r.problems.map((p) => `  - ${p}`),
     '',
     `daemon     ${d.reachable ? `version ${d.version ?? '?'}, store ${d.store ?? '?'}${d.account ? ` (account ${d.account})` : ''}` : 'not reachable'}`,

@@ -1,5 +1,8 @@
 import type { FrozenConfig } from '../config/load';
-import { openAccountStore } from '../app/account-store';
+import { accountKeys, openAccountStore } from '../app/account-store';
+import { controlStore, strategyStateDir } from '../app/strategy-versions-wiring';
+import type { StrategyControlStore } from '../strategy-control/control-store';
+import type { VersionStatus } from '../strategy/versions/versioned-host';
 import { RedisTradingStateStore, type TradingStateRecord } from '../trading-state/trading-state-store';
 import { StoreKeys } from '../store/keys';
 import { RedisLeaseStore } from '../store/lease-store';
@@ -14,7 +17,11 @@ import { parseExposition, type Sample } from './exposition';
  */
 export interface StatusReport {
   readonly healthy: boolean;
+  /** Reachable and ready, but a live strategy is paused after failures (`pausedStrategies`): not healthy either. */
+  readonly degraded: boolean;
   readonly problems: readonly string[];
+  /** Live strategies paused after repeated failures (tradebot_strategy_paused), with the daemon's version status when it has one. */
+  readonly pausedStrategies: readonly PausedStrategy[];
   readonly daemon: {
     readonly url: string;
     readonly reachable: boolean;
@@ -37,6 +44,14 @@ export interface StatusReport {
   readonly streams: readonly StreamStatus[];
   /** Where the journal lives when there is no Redis to read. */
   readonly note?: string;
+}
+
+export interface PausedStrategy {
+  readonly strategy: string;
+  /** The last failure, with the strategy file's line and column when the daemon knew it. */
+  readonly reason?: string | undefined;
+  /** Paused since (ISO time, wall clock). */
+  readonly since?: string | undefined;
 }
 
 export interface StreamStatus {
@@ -107,7 +122,9 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
   let leases: StatusReport['leases'] = [];
   let openOrders: StatusReport['openOrders'] = [];
   let note: string | undefined;
+  let versions: readonly VersionStatus[] = [];
   if (config.redis.url === undefined) {
+    versions = await readVersions(controlStore(strategyStateDir(config, process.cwd()), undefined, accountKeys(config, env)));
     note = 'no Redis configured: the journal and leases live in the daemon\'s memory (shown from its metrics)';
     leases = of(samples, 'tradebot_lease_owned').filter((s) => s.value === 1).map((s) => ({ strategy: s.labels['strategy'] ?? '', market: s.labels['market'] ?? '' }));
     openOrders = of(samples, 'tradebot_open_orders').filter((s) => s.value > 0).map((s) => ({ strategy: s.labels['strategy'] ?? '', market: s.labels['market'] ?? '', count: s.value }));
@@ -115,6 +132,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
     try {
       const account = await openAccountStore(config, env, 'tradebot status');
       try {
+        versions = await readVersions(controlStore('', account.redis, account.keys));
         storedTradingState = await new RedisTradingStateStore(account.redis, account.keys).read();
         leases = await readLeases(account.redis, account.keys);
         openOrders = countLive(await new RedisOrderStore({ redis: account.redis, keys: account.keys }).listLive());
@@ -125,6 +143,11 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
       problems.push(`Redis: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  const pausedStrategies = pausedOf(samples, versions);
+  const healthyDaemon = problems.length === 0;
+  for (const p of pausedStrategies) {
+    problems.push(`strategy ${p.strategy} paused after repeated failures${p.since === undefined ? '' : ` since ${p.since}`}: ${p.reason ?? 'reason in the daemon log ("strategy failed")'}; fix it, then \`tradebot strategy-resume ${p.strategy}\``);
+  }
   const daemon = {
     url, reachable: readyz !== undefined, ready: readyz?.status === 200, checks,
     ...(build?.labels['version'] === undefined ? {} : { version: build.labels['version'] }),
@@ -133,7 +156,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
     ...(isolation?.labels['level'] === undefined ? {} : { guestIsolation: isolation.labels['level'] }),
   };
   return {
-    healthy: problems.length === 0, problems, daemon, storedTradingState, leases, openOrders,
+    healthy: problems.length === 0, degraded: healthyDaemon && pausedStrategies.length > 0, problems, pausedStrategies, daemon, storedTradingState, leases, openOrders,
     candles: of(samples, 'tradebot_candle_last_close_timestamp_seconds').map((s) => ({
       market: s.labels['market'] ?? '', interval: s.labels['interval'] ?? '',
       lastClose: new Date(s.value * 1000).toISOString(), lagSeconds: lag.get(`${s.labels['market']}|${s.labels['interval']}`) ?? Number.NaN,
@@ -142,6 +165,30 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
     killSwitch: of(samples, 'tradebot_kill_switch_armed').map((s) => ({ market: s.labels['market'] ?? '', armed: s.value === 1, remainingSeconds: remaining.get(s.labels['market']) })),
     ...(note === undefined ? {} : { note }),
   };
+}
+
+/**
+ * The live strategies the metrics say are paused (tradebot_strategy_paused 1), with since when and why
+ * from the version status the daemon writes to its control store (the reason is free text: no label).
+ */
+function pausedOf(samples: readonly Sample[], versions: readonly VersionStatus[]): PausedStrategy[] {
+  const names = of(samples, 'tradebot_strategy_paused').filter((s) => s.value === 1).map((s) => s.labels['strategy'] ?? '').sort();
+  return names.map((strategy) => {
+    const p = versions.find((v) => v.strategy === strategy)?.paused;
+    return p === undefined ? { strategy } : { strategy, reason: p.reason, since: new Date(p.sinceMs).toISOString() };
+  });
+}
+
+/** The daemon's version status from its control store; none when never written or unreadable (status still reports the metrics). */
+async function readVersions(store: StrategyControlStore): Promise<readonly VersionStatus[]> {
+  try {
+    const text = await store.readStatus();
+    if (text === undefined) return [];
+    const parsed = JSON.parse(text) as { strategies?: unknown };
+    return Array.isArray(parsed.strategies) ? (parsed.strategies as VersionStatus[]) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Every (strategy, market) this account ever leased (its fence counter never expires) and who holds it now. */

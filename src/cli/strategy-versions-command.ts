@@ -18,7 +18,7 @@ interface Options {
 }
 
 /**
- * `tradebot reload [--strategy NAME] | promote NAME | rollback NAME | shadow [NAME]` on a running
+ * `tradebot reload [--strategy NAME] | promote NAME | rollback NAME | strategy-resume NAME | shadow [NAME]` on a running
  * daemon (docs/strategies.md "Changing a running strategy"). The request goes where the daemon
  * reads it every second: its Redis (the account's control keys), or without Redis the files under
  * `strategies.stateDir`; the command waits for the daemon's answer and exits 1 on a refusal.
@@ -37,6 +37,8 @@ export function registerStrategyVersionCommands(program: Command): void {
     .action(async (name: string, opts: Options) => run(() => request('promote', name, opts)));
   common(program.command('rollback <name>').description('return a strategy to the version live before'))
     .action(async (name: string, opts: Options) => run(() => request('rollback', name, opts)));
+  common(program.command('strategy-resume <name>').description('resume a strategy paused after repeated failures (the daemon answers what it applied)'))
+    .action(async (name: string, opts: Options) => run(() => request('resume', name, opts)));
   program.command('shadow [name]').description('live and shadow versions, and candle by candle where they differ')
     .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
     .option('--json', 'print the status as JSON')
@@ -58,7 +60,7 @@ async function withStore<T>(opts: Options, job: (store: StrategyControlStore) =>
   const env = process.env;
   const config: FrozenConfig = loadConfig(opts.config ?? defaultConfigFile(env), env);
   if (config.redis.url === undefined) return job(controlStore(strategyStateDir(config, process.cwd()), undefined, accountKeys(config, env)));
-  const opened = await openAccountStore(config, env, 'tradebot reload|promote|rollback|shadow');
+  const opened = await openAccountStore(config, env, 'tradebot reload|promote|rollback|strategy-resume|shadow');
   try {
     return await job(controlStore('', opened.redis, opened.keys));
   } finally {
@@ -105,6 +107,7 @@ async function shadow(name: string | undefined, opts: Options): Promise<{ ok: bo
 
 export function formatStatus(s: VersionStatus): string[] {
   const lines = [`${s.strategy}: live ${s.live.version} params ${JSON.stringify(s.live.params)}${s.previous.length > 0 ? ` (before: ${s.previous.join(', ')})` : ''}`];
+  if (s.paused !== undefined) lines.push(`  PAUSED since ${new Date(s.paused.sinceMs).toISOString()}: ${s.paused.reason}`);
   const sh = s.shadow;
   if (sh === undefined) return [...lines, '  no shadow'];
   const d = sh.summary.divergences;

@@ -1,15 +1,15 @@
 /**
- * How `tradebot reload|shadow|promote|rollback` (another process) reach a running daemon, and where
+ * How `tradebot reload|shadow|promote|rollback|strategy-resume` (another process) reach a running daemon, and where
  * the promoted version of each strategy is kept durably: Redis when the daemon has one (replicas
  * share it), else files in `strategies.stateDir` (paper without Redis: one daemon on this machine).
  */
-export type ControlCommand = 'reload' | 'promote' | 'rollback';
-export const CONTROL_COMMANDS: readonly ControlCommand[] = ['reload', 'promote', 'rollback'];
+export type ControlCommand = 'reload' | 'promote' | 'rollback' | 'resume';
+export const CONTROL_COMMANDS: readonly ControlCommand[] = ['reload', 'promote', 'rollback', 'resume'];
 
 export interface ControlRequest {
   readonly id: string;
   readonly command: ControlCommand;
-  /** Reload: only this strategy (undefined: every changed one). Promote/rollback: required. */
+  /** Reload: only this strategy (undefined: every changed one). Promote/rollback/resume: required. */
   readonly strategy?: string | undefined;
   readonly atMs: number;
 }

@@ -91,6 +91,7 @@ export class VersionControl {
     const run = async (): Promise<Outcome> => {
       if (request.command === 'reload') return this.reload(request.strategy, `tradebot reload (${request.id})`);
       if (request.strategy === undefined) return { ok: false, message: `${request.command} needs a strategy name` };
+      if (request.command === 'resume') return this.resume(request.strategy, `tradebot strategy-resume (${request.id})`);
       return request.command === 'promote' ? this.promote(request.strategy, 'promote') : this.rollback(request.strategy);
     };
     return run().then(
@@ -299,6 +300,23 @@ export class VersionControl {
   private note(name: string, message: string): Outcome {
     this.o.log.info({ strategy: name }, message);
     return { ok: true, message };
+  }
+
+  /**
+   * Resumes the live version of a strategy paused after repeated failures (its guest takes candles
+   * again, its failure count cleared). Not queued behind a reload: it only lifts the pause. A
+   * strategy that is not paused is left as it is, and the reply says so.
+   */
+  private resume(name: string, source: string): Promise<Outcome> {
+    const host = this.o.host;
+    if (!host.strategyNames().includes(name)) return Promise.resolve(this.refuse(name, source, `unknown strategy ${name} (running: ${host.strategyNames().join(', ')})`));
+    const paused = host.pausedAfterFailures(name);
+    if (!host.isPaused(name)) return Promise.resolve({ ok: true, message: `${name} is not paused: nothing to resume` });
+    host.resume(name);
+    this.o.log.warn({ strategy: name, source, was: paused }, 'strategy resumed by the operator');
+    const was = paused === undefined ? '' : ` (paused since ${new Date(paused.sinceMs).toISOString()}: ${paused.reason})`;
+    const now = host.isPaused(name) ? ': its guest is restarting and re-warming, it takes candles once that is done' : ': it takes the next candle';
+    return Promise.resolve({ ok: true, message: `${name}: resumed, version ${host.live(name).strategy.version}${was}${now}` });
   }
 
   private refuse(name: string | undefined, source: string, reason: string, key?: string, detail?: Readonly<Record<string, unknown>>): Outcome {

@@ -60,7 +60,10 @@ export class ModuleEvaluator {
       const source = readFileSync(abs, 'utf8');
       this.hashes.set(abs, sha256Text(source));
       const code = this.transpile(abs, source);
-      const wrapper = new Function('exports', 'require', 'module', '__filename', '__dirname', `${code}\n//# sourceURL=${abs}`);
+      // The function's header on the code's first line (not `new Function`, whose two header lines put
+      // every frame of a strategy two lines below the real one): stack frames name the file's own lines
+      // (only columns on line 1, sucrase's prelude, are shifted). Indirect eval: global scope, this realm.
+      const wrapper = (0, eval)(`(function (exports, require, module, __filename, __dirname) {${code}\n})\n//# sourceURL=${abs}`) as (...args: unknown[]) => void;
       wrapper.call(record.exports, record.exports, this.requireFor(abs), record, abs, path.dirname(abs));
     } catch (err) {
       this.cache.delete(abs);

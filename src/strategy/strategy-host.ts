@@ -50,6 +50,8 @@ export interface HostTimers {
 
 export interface StrategyHostOptions {
   readonly strategies: readonly LoadedStrategy<any>[];
+  /** Log each failure here (default true); a guest leaves it to the daemon, which logs one line per failure. */
+  readonly logFailures?: boolean | undefined;
   readonly clock: Clock;
   readonly view?: StrategyHostView | undefined;
   readonly events?: StrategyHostEvents | undefined;
@@ -149,6 +151,7 @@ export class StrategyHost {
   private readonly budgetMs: number;
   private readonly dropOverruns: boolean;
   private readonly maxFailures: number;
+  private readonly logFailures: boolean;
   private readonly stopwatch: () => number;
   private readonly timers: HostTimers;
   /** Read the stopwatch around onCandle: a finite budget, or a duration listener. */
@@ -161,6 +164,7 @@ export class StrategyHost {
     this.budgetMs = opts.timeBudgetMs ?? STRATEGY_DEFAULTS.timeBudgetMs;
     this.dropOverruns = opts.overrunPolicy !== 'count';
     this.maxFailures = opts.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
+    this.logFailures = opts.logFailures ?? true;
     this.stopwatch = opts.stopwatch ?? (() => performance.now());
     this.timers = opts.timers ?? DEFAULT_TIMERS;
     this.timed = this.budgetMs !== Number.POSITIVE_INFINITY || this.events.onDuration !== undefined;
@@ -408,10 +412,12 @@ export class StrategyHost {
     const stats = runner.stats;
     stats.errors++;
     stats.consecutiveFailures++;
-    const detail = cause instanceof Error ? cause.message : String(cause);
+    // Duck-typed: an Error of the strategy's realm is not `instanceof` this one's.
+    const message = (cause as { message?: unknown } | null | undefined)?.message;
+    const detail = typeof message === 'string' ? message : String(cause);
     const error = new StrategyFailedError(`strategy ${name} on ${slot.market} (candle ${candle.time}): ${reason}: ${detail}`,
       { strategy: name, market: slot.market, candleTime: candle.time, reason }, { cause });
-    slot.log.error({ err: error }, 'strategy failed');
+    if (this.logFailures) slot.log.error({ err: error }, 'strategy failed');
     this.events.onError?.({ strategy: name, market: slot.market, candleTime: candle.time, error, consecutiveFailures: stats.consecutiveFailures });
     if (!stats.paused && stats.consecutiveFailures >= this.maxFailures) {
       stats.paused = true;

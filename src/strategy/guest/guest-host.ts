@@ -127,6 +127,11 @@ export class GuestHost implements CandleHost {
     this.guest(strategy).resume();
   }
 
+  /** Since when and why a strategy is paused after repeated failures (undefined: not paused so). */
+  pausedAfterFailures(strategy: string): { readonly sinceMs: number; readonly reason: string } | undefined {
+    return this.guest(strategy).pausedAfter;
+  }
+
   isPaused(strategy: string): boolean {
     return this.guest(strategy).stats.paused;
   }
@@ -185,6 +190,8 @@ class Guest {
   private closed = false;
   /** Paused by the operator (resume() needed), as opposed to paused while restarting. */
   private held = false;
+  /** Since when (wall clock, for the operator) and why it stays paused after repeated failures; cleared by resume(). */
+  pausedAfter: { readonly sinceMs: number; readonly reason: string } | undefined;
   private readonly logGate: GuestLogGate;
 
   constructor(readonly loaded: GuestStrategy, private readonly o: GuestHostOptions) {
@@ -255,6 +262,7 @@ class Guest {
   resume(): void {
     const was = this.stats.paused;
     this.held = false;
+    this.pausedAfter = undefined;
     this.stats.consecutiveFailures = 0;
     if (this.worker === undefined && this.restarting === undefined) {
       this.restart('resumed');
@@ -323,7 +331,7 @@ class Guest {
   private accept(market: MarketName, candle: Candle, r: Partial<ItemResult> | undefined): readonly StampedIntent[] {
     const name = this.loaded.name;
     if (r === undefined || r === null || typeof r !== 'object') return this.failed(candle, 'crashed', 'no answer for this candle in the guest\'s reply', market);
-    if (r.failure !== undefined) return this.failed(candle, 'threw', String(r.failure), market);
+    if (r.failure !== undefined) return this.failed(candle, 'threw', String(r.failure).slice(0, 1000), market, typeof r.at === 'string' ? r.at.slice(0, 300) : undefined);
     const raw = fromWire(r.intents);
     if (Array.isArray(raw) && raw.length === 0) {
       this.stats.consecutiveFailures = 0;
@@ -362,15 +370,17 @@ class Guest {
     });
   }
 
-  private failed(candle: Candle | undefined, reason: 'threw' | 'overrun' | 'invalid_intents' | 'crashed', detail: string, market?: MarketName): readonly StampedIntent[] {
+  private failed(candle: Candle | undefined, reason: 'threw' | 'overrun' | 'invalid_intents' | 'crashed', detail: string, market?: MarketName, at?: string): readonly StampedIntent[] {
     const name = this.loaded.name;
     const stats = this.stats;
     stats.errors++;
     stats.consecutiveFailures++;
     const candleTime = candle?.time ?? 0;
-    const error = new StrategyFailedError(`strategy ${name}${market === undefined ? '' : ` on ${market}`}: ${reason}: ${detail}`,
-      { strategy: name, market, candleTime, reason });
-    this.log.error({ err: error, strategy: name, market }, 'strategy failed');
+    const error = new StrategyFailedError(`strategy ${name}${market === undefined ? '' : ` on ${market}`}: ${reason}: ${detail}${at === undefined ? '' : ` (at ${at})`}`,
+      { strategy: name, market, candleTime, reason, ...(at === undefined ? {} : { at }) });
+    // One line per failure: the guest's own text (message once) and where in the strategy's files it
+    // was thrown; no `err` (its stack would be this daemon's frames, not the strategy's).
+    this.log.error({ strategy: name, market, candleTime, reason, at, error: detail }, 'strategy failed');
     this.events.onError?.({ strategy: name, market: market ?? '', candleTime, error, consecutiveFailures: stats.consecutiveFailures });
     const dead = reason === 'overrun' || reason === 'crashed';
     const giveUp = stats.consecutiveFailures >= this.maxFailures;
@@ -379,7 +389,10 @@ class Guest {
       this.log.warn({ strategy: name, consecutiveFailures: stats.consecutiveFailures, restarting: dead && !giveUp }, 'strategy paused');
       this.events.onPaused?.({ strategy: name, consecutiveFailures: stats.consecutiveFailures, error });
     }
-    if (giveUp) this.held = true;
+    if (giveUp) {
+      this.held = true;
+      this.pausedAfter ??= { sinceMs: Date.now(), reason: error.message };
+    }
     if (dead && !giveUp && !this.closed) this.restart(reason);
     return EMPTY;
   }

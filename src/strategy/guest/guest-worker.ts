@@ -9,6 +9,7 @@ import type { StrategyConfig } from '../prepare-strategy';
 import { StrategyHost } from '../strategy-host';
 import type { StrategyLogger } from '../strategy';
 import { findStrategy, loadStrategies, loadStrategyFile } from '../strategy-loader';
+import { strategyFrame } from '../error-frame';
 import type { CandleItem, CandlesMessage, DescribeMessage, FromGuest, ItemResult, ToGuest } from './protocol';
 import { candleFromWire, fromWire, toWire, type Wire } from './wire';
 
@@ -49,6 +50,7 @@ let host: StrategyHost | undefined;
 const clock = new ManualClock(0);
 let view: View | undefined;
 let failure: string | undefined;
+let failureAt: string | undefined;
 
 function send(message: FromGuest): void {
   port.postMessage(message);
@@ -80,7 +82,11 @@ port.on('message', (message: ToGuest) => {
       host = new StrategyHost({
         strategies: [strategy], clock, timeBudgetMs: Number.POSITIVE_INFINITY, maxConsecutiveFailures: Number.POSITIVE_INFINITY,
         logger: { ...logger(''), child: (b) => logger(String(b['market'] ?? '')) },
-        events: { onError: (e) => { failure = e.error.message; } },
+        // The daemon logs the failure (one line): here only what it needs, as plain data. The thrown
+        // value's own message (the daemon names the strategy, market and reason itself) and where
+        // in the strategy's files it was thrown.
+        logFailures: false,
+        events: { onError: (e) => { failure = causeMessage(e.error); failureAt = strategyFrame((e.error.cause as { stack?: unknown } | undefined)?.stack, message.dir); } },
         view: {
           balances: () => view?.balances ?? {},
           openOrders: () => view?.openOrders ?? [],
@@ -111,6 +117,7 @@ async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemRe
   clock.setMs(message.nowMs);
   view = fromWire(item.view) as View;
   failure = undefined;
+  failureAt = undefined;
   const stamped = await host.handleCandle(item.market, message.interval as Interval, candleFromWire(item.candle));
   let intents: Wire = [];
   if (!message.warm && stamped.length > 0) {
@@ -120,7 +127,23 @@ async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemRe
       failure = `invalid intents: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
-  return { intents, failure, elapsedMs: performance.now() - started };
+  return { intents, failure, at: failureAt, elapsedMs: performance.now() - started };
+}
+
+/** What the strategy threw, said once: its message (or the value), else the host's own text (an overrun). */
+function causeMessage(error: Error): string {
+  const cause: unknown = error.cause;
+  // Duck-typed: an Error of the strategy's realm is not `instanceof` this one's.
+  const message = (cause as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string') return message;
+  if (cause !== undefined) {
+    try {
+      return typeof cause === 'string' ? cause : JSON.stringify(cause) ?? String(cause);
+    } catch {
+      return String(cause);
+    }
+  }
+  return error.message;
 }
 
 /**

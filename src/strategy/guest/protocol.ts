@@ -64,6 +64,8 @@ export interface DescribedStrategy {
 export interface ItemResult {
   readonly intents: Wire;
   readonly failure?: string | undefined;
+  /** Where the strategy's own code threw (`file:line:column` in the strategy directory), when known. */
+  readonly at?: string | undefined;
   readonly elapsedMs: number;
 }
 

@@ -46,6 +46,8 @@ export interface VersionedHostOptions {
 export interface VersionStatus {
   readonly strategy: string;
   readonly live: { readonly version: string; readonly markets: readonly string[]; readonly params: unknown };
+  /** The live version is paused after repeated failures: since when (wall clock, ms) and the last failure (with file:line). */
+  readonly paused?: { readonly sinceMs: number; readonly reason: string } | undefined;
   readonly shadow?: { readonly version: string; readonly markets: readonly string[]; readonly params: unknown; readonly summary: ShadowSummary } | undefined;
   /** Versions that were live before, newest first (what rollback returns to). */
   readonly previous: readonly string[];
@@ -234,6 +236,7 @@ export class VersionedHost implements CandleHost {
     return [...this.entries].map(([name, e]) => ({
       strategy: name,
       live: { version: e.live.id, markets: e.live.version.strategy.markets, params: paramsOf(e.live.version) },
+      ...pausedOf(e.live.host.pausedAfterFailures(name)),
       ...(e.shadow === undefined ? {} : {
         shadow: { version: e.shadow.id, markets: e.shadow.version.strategy.markets, params: paramsOf(e.shadow.version), summary: e.record.summary() },
       }),
@@ -251,6 +254,11 @@ export class VersionedHost implements CandleHost {
 
   isPaused(strategy: string): boolean {
     return this.entry(strategy).live.host.isPaused(strategy);
+  }
+
+  /** Since when and why the live version is paused after repeated failures (undefined: it is not). */
+  pausedAfterFailures(strategy: string): { readonly sinceMs: number; readonly reason: string } | undefined {
+    return this.entry(strategy).live.host.pausedAfterFailures(strategy);
   }
 
   stats(strategy: string): StrategyStats {
@@ -296,4 +304,8 @@ export class VersionedHost implements CandleHost {
 function paramsOf(v: StrategyVersion): unknown {
   const text = v.strategy.identity?.params;
   return text === undefined ? v.config.params ?? {} : JSON.parse(text) as unknown;
+}
+
+function pausedOf(p: { readonly sinceMs: number; readonly reason: string } | undefined): { paused?: { sinceMs: number; reason: string } } {
+  return p === undefined ? {} : { paused: { sinceMs: p.sinceMs, reason: p.reason } };
 }

@@ -29,6 +29,7 @@ class FakeHost {
   stats() { return { calls: 0, intents: 0, errors: this.errors, overruns: 0, consecutiveFailures: 0, paused: false }; }
   pause() {}
   resume() {}
+  pausedAfterFailures() { return undefined; }
   isPaused() { return false; }
   close(): Promise<void> { this.closed = true; return Promise.resolve(); }
 }
