@@ -24,7 +24,7 @@ function view(mode: CollateralMode, collateral: Record<string, string>, trading:
     ocoWallet: ocoWallet(mode),
   };
 }
-const balances = (m: Record<string, string>): Balances => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { available: d(v), freeze: d(0) }]));
+const balances = (m: Record<string, string>): Balances => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { available: d(v), freeze: d('0') }]));
 const riskCtx = (mode: CollateralMode | undefined, trading: Record<string, string>): RiskContext => ({
   strategy: 'alpha', lastPrice: d('100'), openOrders: [], marketInfo: market, balances: balances(trading),
   ...(mode === undefined ? {} : { ocoWallet: ocoWallet(mode) }),
