@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock';
+import { ocoWallet, type CollateralMode } from '../domain/collateral';
 import type { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
 import { Portfolio } from '../portfolio/portfolio';
@@ -23,6 +24,12 @@ export interface KernelCoreOptions {
   readonly tradingBalances: () => Balances;
   /** Free collateral (an OCO's margin) of a currency; undefined while unknown (the exchange decides). */
   readonly collateralFree: (currency: string) => Decimal | undefined;
+  /**
+   * Which balance OCOs trade (domain/collateral.ts): 'separate' (default: the venue, paper mode) or
+   * 'unified' (a backtest's `--collateral unified`). The risk check and the executor's funds check
+   * then both read the wallet the legs really trade.
+   */
+  readonly collateral?: CollateralMode | undefined;
   /** Observers of the execution events besides the order feedback (metrics, logs, halts). */
   readonly observers?: ExecutionEvents | undefined;
   /** Errors of the order feedback (a journal read that failed). */
@@ -55,10 +62,11 @@ export function buildKernelCore(o: KernelCoreOptions): KernelCore {
   const feedback = new OrderFeedbackRecorder(o.store, portfolio, o.onFeedbackError);
   const observers = o.observers;
   const events: ExecutionEvents = observers === undefined ? feedback : { emit: (e) => { observers.emit(e); feedback.emit(e); } };
+  const wallet = ocoWallet(o.collateral ?? 'separate');
   const exec = buildExecution({
     ...o.execution, store: o.store, events,
-    risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m) }),
-    balances: { available: (cur, wallet) => (wallet === 'trading' ? o.tradingBalances()[cur]?.available : o.collateralFree(cur)) },
+    risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), ocoWallet: wallet }),
+    balances: { available: (cur, w) => (w === 'trading' ? o.tradingBalances()[cur]?.available : o.collateralFree(cur)), ocoWallet: wallet },
   });
   return { portfolio, riskEngine, book, feedback, exec };
 }

@@ -12,6 +12,11 @@ import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from '.
 /** Available balance of a currency in the account the order draws on; undefined = not known (check skipped). */
 export interface BalanceView {
   available(currency: string, wallet: 'trading' | 'collateral'): Decimal | undefined;
+  /**
+   * The wallet an OCO draws on (domain/collateral.ts ocoWallet): 'collateral' on the venue and in
+   * paper mode (default), 'trading' in a backtest with `--collateral unified`.
+   */
+  readonly ocoWallet?: 'trading' | 'collateral';
 }
 
 /** An intent rounded and checked, with the journal records to write (one, or two OCO legs). */
@@ -73,7 +78,7 @@ export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balance
   if (!size.ok) return size;
   // Only one leg can execute; the venue holds the worse of the two once.
   const worst = compareDecimals(price, stopLimitPrice) > 0 ? price : stopLimitPrice;
-  const funds = checkFunds(balances, market, 'collateral', side, amount, worst);
+  const funds = checkFunds(balances, market, balances?.ocoWallet ?? 'collateral', side, amount, worst);
   if (!funds.ok) return funds;
   const legs = ocoLegIds({ strategy: stamped.strategy, market: intent.market, candleTime: stamped.candleTime, tag: intent.tag });
   const record = (clientOrderId: string, kind: 'oco_sl' | 'oco_tp'): NewOrderRecord => ({

@@ -11,6 +11,8 @@ export interface RiskGateView {
   balances(): Balances;
   /** Every strategy's open orders on the market. */
   openOnMarket(market: MarketName): readonly OpenOrderView[];
+  /** The wallet OCOs draw on (domain/collateral.ts ocoWallet); default 'collateral', as the venue. */
+  readonly ocoWallet?: 'trading' | 'collateral';
 }
 
 const OK: RiskVerdict = Object.freeze({ ok: true });
@@ -30,6 +32,7 @@ export class RiskGate implements PreTradeRisk {
       balances: this.view.balances(),
       openOrders: this.view.openOnMarket(intent.market),
       marketInfo: market,
+      ocoWallet: this.view.ocoWallet,
     });
     return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
   }

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock';
+import type { CollateralMode } from '../domain/collateral';
 import { Decimal } from '../domain/decimal';
 import type { Balances, MarketName } from '../domain/market';
 import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
@@ -31,6 +32,8 @@ export interface TradingKernelOptions {
   readonly lastPrice: (market: MarketName) => Decimal | undefined;
   /** Errors of the order feedback (a journal read that failed); default ignored. */
   readonly onFeedbackError?: (err: unknown) => void;
+  /** Which balance OCOs trade, as the exchange's engine (KernelCoreOptions.collateral); default 'separate'. */
+  readonly collateral?: CollateralMode | undefined;
 }
 
 const NOTHING = new Decimal(0);
@@ -76,7 +79,7 @@ export class TradingKernel {
       tradingBalances: () => this.trading,
       // As the daemon's collateral poller: an asset the answer does not list holds nothing.
       collateralFree: (cur) => this.collateral[cur]?.availableWithoutBorrow ?? NOTHING,
-      onFeedbackError: o.onFeedbackError,
+      onFeedbackError: o.onFeedbackError, collateral: o.collateral,
       execution: {
         exchange: o.exchange, leases: this.leases, leaseStore, owner: OWNER, clock: o.wallClock,
         markets: [...new Set(o.strategies.flatMap((s) => s.markets))], requestTimeoutMs: 5000,

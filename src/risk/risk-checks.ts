@@ -23,7 +23,14 @@ export interface RiskContext {
   readonly strategy: string;
   /** Last traded price (or the last candle close); undefined when unknown: price-band checks then deny. */
   readonly lastPrice: Decimal | undefined;
+  /** The trading (spot) balance. */
   readonly balances: Balances;
+  /**
+   * The wallet an OCO draws on (domain/collateral.ts ocoWallet); default 'collateral', as the venue.
+   * Only the trading balance is checked here: an OCO on the collateral account is checked by the
+   * executor against that account (execution/prepare-order.ts), never against the spot balance.
+   */
+  readonly ocoWallet?: 'trading' | 'collateral' | undefined;
   /** Every open order of ours ON THIS MARKET, all strategies (an OCO is one view). */
   readonly openOrders: readonly OpenOrderView[];
   /** Precision, minimums and currency names; without it, currencies come from the market name. */
@@ -122,12 +129,15 @@ function outsideBand(price: Decimal, field: string, last: Decimal, band: Decimal
 }
 
 /**
- * Buy: available money >= notional x (1 + feeMargin). Sell: available stock >= amount. No fee
+ * On the trading balance (spot orders; OCOs too when they trade it, `ocoWallet: 'trading'`):
+ * buy: available money >= notional x (1 + feeMargin). Sell: available stock >= amount. No fee
  * margin on sells: the venue takes spot fees from what a trade receives, and a margin would make
  * selling a whole holding impossible.
  */
 export const checkBalance: RiskCheck = (intent, ctx, limits) => {
   if (limits.checkBalance === false) return undefined;
+  // An OCO margined on the collateral account does not touch the trading balance.
+  if (intent.kind === 'oco' && (ctx.ocoWallet ?? 'collateral') === 'collateral') return undefined;
   const info = ctx.marketInfo;
   if (intent.side === 'buy') {
     const money = info?.money ?? (intent.market.split('_')[1] as string);

@@ -156,7 +156,7 @@ export class BacktestReplay {
     this.kernel = new TradingKernel({
       exchange: new InProcessExchange({ engine: this.engine, apiKey: API_KEY }),
       strategies: input.strategies, risk: input.risk ?? DEFAULT_RISK_LIMITS, marketClock: this.clock, wallClock: new SystemClock(),
-      lastPrice: (m) => this.engine.lastPrice(m),
+      lastPrice: (m) => this.engine.lastPrice(m), collateral,
       onFeedbackError: (err) => { throw err; },
     });
     this.engine.onEvent((e) => this.onEngineEvent(e));

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { BacktestInputError } from '../../domain/errors';
 import { METRIC_NAMES } from '../report/metrics';
+import { outOfMoneyCell } from '../report/out-of-money';
 import { expandGrid } from './grid';
 import { openSweepPool } from './sweep-pool';
 import type { SweepRunResult, SweepSetup } from './sweep-types';
@@ -64,17 +65,20 @@ const COLUMNS = ['netPnl', 'returnPct', 'maxDrawdownPct', 'tradeCount', 'winRate
 export function formatSweepTable(ranked: readonly SweepRunResult[], rankBy: string): string {
   const { header, rows } = sweepRows(ranked, rankBy);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i >= 2 && i < cells.length - 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]): string => cells.map((c, i) => (i >= 2 && i < cells.length - 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
-/** The table's cells: rank, params, the metrics, orders denied and rejected, and the strategy's health. */
+/**
+ * The table's cells: rank, params, the metrics, orders denied and rejected, whether the run ran out of
+ * money (`money`: its figures stop where its money did) and the strategy's health.
+ */
 export function sweepRows(ranked: readonly SweepRunResult[], rankBy: string): { header: string[]; rows: string[][] } {
   const cols = COLUMNS.includes(rankBy as never) ? [...COLUMNS] : [rankBy, ...COLUMNS];
-  const header = ['rank', 'params', ...cols, 'denied', 'rejected', 'strategy'];
+  const header = ['rank', 'params', ...cols, 'denied', 'rejected', 'money', 'strategy'];
   const rows = ranked.map((r, i) => [String(i + 1), JSON.stringify(r.params), ...(r.error !== undefined
-    ? [...cols.map(() => ''), '', '', `error: ${r.error}`]
-    : [...cols.map((c) => cell(r.metrics?.[c])), String(r.orders?.denied ?? 0), String(r.orders?.rejected ?? 0), health(r)])]);
+    ? [...cols.map(() => ''), '', '', '', `error: ${r.error}`]
+    : [...cols.map((c) => cell(r.metrics?.[c])), String(r.orders?.denied ?? 0), String(r.orders?.rejected ?? 0), outOfMoneyCell(r.outOfMoney), health(r)])]);
   return { header, rows };
 }
 

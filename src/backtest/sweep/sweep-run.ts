@@ -2,6 +2,7 @@ import { Decimal } from '../../domain/decimal';
 import { loadBacktestData, runBacktest, runFailed, sliceBacktestData, type BacktestData, type StrategyCache } from '../run-backtest';
 import { fillModelOption, parseIntervalOption, textRecordToDecimal } from '../options';
 import { fullCurveOf, type BacktestMetrics, type BacktestRun } from '../report';
+import { outOfMoney } from '../report/out-of-money';
 import type { SweepJob, SweepRunResult, SweepSetup } from './sweep-types';
 
 /** Loads the candles of a sweep once per worker (every run of that worker reuses them). */
@@ -26,11 +27,13 @@ export async function runSweepJob(setup: SweepSetup, data: BacktestData, job: Sw
     }, window, cache);
     const orders = outcome.result.run.context?.orders;
     const health = outcome.replay.health;
+    const broke = outOfMoney(outcome.replay.orders);
     const sum = (f: (h: (typeof health)[number]) => number): number => health.reduce((a, h) => a + f(h), 0);
     return {
       index: job.index, params: job.params, metrics: flattenMetrics(outcome.result.metrics),
       orders: { placed: orders?.placed ?? 0, denied: orders?.denied ?? 0, rejected: orders?.rejected ?? 0 },
       fills: outcome.replay.fills.length,
+      ...(broke === undefined ? {} : { outOfMoney: broke }),
       strategy: { errors: sum((h) => h.errors), overruns: sum((h) => h.overruns), pauses: sum((h) => h.pauses), failed: runFailed(outcome) },
       ...(job.withEquity === true ? { equity: fullEquity(outcome.result.run) } : {}),
     };

@@ -49,6 +49,8 @@ export interface SweepRunResult {
   /** Orders placed, denied and rejected (cancels not counted). */
   readonly orders?: { readonly placed: number; readonly denied: number; readonly rejected: number };
   readonly fills?: number;
+  /** Set when the run ended out of money (its last intents all denied by `balance`, report/out-of-money.ts). */
+  readonly outOfMoney?: { readonly since: number; readonly denials: number };
   /** The strategy's failures in this run (StrategyHealth): a run that failed is not taken at face value. */
   readonly strategy?: { readonly errors: number; readonly overruns: number; readonly pauses: number; readonly failed: boolean };
   /** The equity curve (time, equity as decimal text), only when the job asked for it (walk-forward test windows). */

@@ -4,6 +4,7 @@ import { intervalSeconds, type Interval } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { escapeHtml } from '../report/html-escape';
 import { formatPercent, formatRatio, formatTime } from '../report/format';
+import { outOfMoneyCell } from '../report/out-of-money';
 import { pageStart } from '../report/html-style';
 import { renderLineChart } from '../report/svg-chart';
 import type { SweepSetup } from '../sweep/sweep-types';
@@ -35,7 +36,7 @@ export async function writeWalkForward(dir: string, setup: SweepSetup, grid: Rea
 
 /** The folds as printed on stdout. */
 export function formatFolds(r: WalkForwardResult): string {
-  const header = ['fold', 'train', 'test', 'best params', `train ${r.rankBy}`, 'test netPnl', 'test return', 'test maxDD', 'trades', 'denied', 'strategy'];
+  const header = ['fold', 'train', 'test', 'best params', `train ${r.rankBy}`, 'test netPnl', 'test return', 'test maxDD', 'trades', 'denied', 'money', 'strategy'];
   const rows = r.folds.map((f) => [String(f.fold.index + 1), span(f.fold.trainFrom, f.fold.trainTo), span(f.fold.testFrom, f.fold.testTo), ...foldCells(f)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] as number)).join('  ').trimEnd();
@@ -44,11 +45,11 @@ export function formatFolds(r: WalkForwardResult): string {
 }
 
 function foldCells(f: FoldResult): string[] {
-  if (f.best === undefined) return [`(none: ${f.skipped ?? ''})`, '', '', '', '', '', '', ''];
+  if (f.best === undefined) return [`(none: ${f.skipped ?? ''})`, '', '', '', '', '', '', '', ''];
   const t = f.test;
   const m = t?.metrics;
   const health = t?.error !== undefined ? `error: ${t.error}` : t?.strategy?.failed === true ? `FAILED (${t.strategy.errors} errors, ${t.strategy.overruns} overruns)` : 'ok';
-  return [JSON.stringify(f.best.params), value(f.best.trainValue), value(m?.['netPnl']), pct(m?.['returnPct']), pct(m?.['maxDrawdownPct']), String(m?.['tradeCount'] ?? ''), String(t?.orders?.denied ?? ''), health];
+  return [JSON.stringify(f.best.params), value(f.best.trainValue), value(m?.['netPnl']), pct(m?.['returnPct']), pct(m?.['maxDrawdownPct']), String(m?.['tradeCount'] ?? ''), String(t?.orders?.denied ?? ''), t === undefined || t.error !== undefined ? '' : outOfMoneyCell(t.outOfMoney), health];
 }
 
 /** A metric for the table: money to 2 decimals, ratios to 3 (the exact values are in walk-forward.json). */
@@ -80,7 +81,7 @@ function renderWalkForwardHtml(setup: SweepSetup, r: WalkForwardResult, dataInte
 <p id="oos-summary">return ${formatPercent(s.returnPct)} · max drawdown ${formatPercent(s.maxDrawdownPct)} · Sharpe ${formatRatio(s.sharpe)} · CAGR ${formatPercent(s.cagrPct)}</p>
 <div class="chart">${chart}</div>
 <h2>Folds</h2>
-<div class="scroll"><table id="folds"><thead><tr>${['fold', 'train', 'test', 'best params', `train ${r.rankBy}`, 'test net PnL', 'test return', 'test max DD', 'trades', 'denied', 'strategy'].map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>
+<div class="scroll"><table id="folds"><thead><tr>${['fold', 'train', 'test', 'best params', `train ${r.rankBy}`, 'test net PnL', 'test return', 'test max DD', 'trades', 'denied', 'money', 'strategy'].map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>
 </main>
 </body>

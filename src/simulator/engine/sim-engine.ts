@@ -74,7 +74,9 @@ export interface SimEngineOptions {
   readonly ocoLegIds?: OcoLegIds;
 }
 
-export type CollateralMode = 'separate' | 'unified';
+// The mode is the domain's: the executor's balance checks follow the same rule (domain/collateral.ts).
+import type { CollateralMode } from '../../domain/collateral';
+export type { CollateralMode };
 export type OcoLegIds = 'echo' | 'empty';
 export const OCO_LEG_IDS: readonly OcoLegIds[] = ['echo', 'empty'];
 

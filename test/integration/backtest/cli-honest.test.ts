@@ -73,7 +73,7 @@ test('--sweep honours --out: sweep.json and sweep.csv hold the ranked table', as
   expect(json.results.map((x) => x.rank)).toEqual([1, 2]);
   expect(json.results.every((x) => x.strategy.failed === false)).toBe(true);
   const csv = readFileSync(join(dir, 'sweep.csv'), 'utf8').trim().split('\n');
-  expect(csv[0]).toBe('rank,params,netPnl,returnPct,maxDrawdownPct,tradeCount,winRate,profitFactor,sharpe,denied,rejected,strategy');
+  expect(csv[0]).toBe('rank,params,netPnl,returnPct,maxDrawdownPct,tradeCount,winRate,profitFactor,sharpe,denied,rejected,money,strategy');
   expect(csv).toHaveLength(3);
   expect(r.stdout).toContain(join(dir, 'sweep.json'));
 }, 40_000);
