@@ -11,6 +11,7 @@ import type { Interval } from '../domain/candle';
 import type { MarketName } from '../domain/market';
 import type { Trading } from './trading-wiring';
 import { guestIsolationOf } from './guest-isolation';
+import { roleTaggedLogger } from './role-tagged-logger';
 import type { DeploymentRecorder } from '../drift/deployment-recorder';
 
 export interface StrategyRuntimeInput {
@@ -59,7 +60,7 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: V
     hostFor: (v, ctx) => new GuestHost({
       strategies: [v.strategy], dir: v.dir, configFor: () => v.config, heapMb: c.strategies.guestHeapMb, isolation: guestIsolationOf(c), clock: i.marketClock,
       logLinesPerSecond: c.strategies.guestLogLinesPerSecond,
-      logger: componentLogger(i.log, 'strategy', { version: v.strategy.version }),
+      logger: roleTaggedLogger(componentLogger(i.log, 'strategy', { version: v.strategy.version }), ctx.role),
       timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
       view: {
         balances: () => balances.latest()?.balances ?? {},

@@ -4,6 +4,8 @@ import { loadConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import { ConfigError } from '../domain/errors';
 import { isOrderStatus, LIVE_STATUSES } from '../domain/order-state';
+import { wallToMarket } from '../drift/outcomes';
+import { RedisDeploymentLog } from '../store/deployment-log';
 import type { OrderRecord } from '../store/order-store-port';
 import { RedisOrderStore } from '../store/order-store';
 import { formatError } from './api-command';
@@ -32,8 +34,8 @@ export function registerOrdersCommand(program: Command): void {
     .option('--json', 'print JSON instead of a table')
     .action(async (opts: OrdersOptions) => {
       try {
-        const records = await listOrders(opts, process.env);
-        process.stdout.write(opts.json === true ? `${JSON.stringify(records.map(withoutHistory), null, 2)}\n` : formatTable(records));
+        const rows = await listOrders(opts, process.env);
+        process.stdout.write(opts.json === true ? `${JSON.stringify(rows.map(withoutHistory), null, 2)}\n` : formatTable(rows));
       } catch (err) {
         process.stderr.write(formatError(err));
         process.exitCode = 1;
@@ -41,7 +43,14 @@ export function registerOrdersCommand(program: Command): void {
     });
 }
 
-export async function listOrders(opts: OrdersOptions, env: NodeJS.ProcessEnv): Promise<OrderRecord[]> {
+/**
+ * A journal record with its creation in market time: the journal stamps wall time (`createdAtMs`),
+ * the rest of the output (logs, candles, drift) uses market time (paper: the simulator's clock).
+ * Undefined when no recorded daemon run covers the wall time (its run expired from the deployment log).
+ */
+export type OrderRow = OrderRecord & { readonly createdMarketMs?: number | undefined };
+
+export async function listOrders(opts: OrdersOptions, env: NodeJS.ProcessEnv): Promise<OrderRow[]> {
   const limit = Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new ConfigError('--limit must be a positive integer', { path: 'limit' });
   const status = opts.status;
@@ -54,16 +63,25 @@ export async function listOrders(opts: OrdersOptions, env: NodeJS.ProcessEnv): P
     const scan = status === undefined ? limit : Math.max(limit * 20, 1000);
     const all = opts.strategy === undefined ? await journal.listAll(scan) : await journal.listByStrategy(opts.strategy, scan);
     const matches = all.filter((r) => status === undefined || (status === 'live' ? LIVE_STATUSES.has(r.status) : r.status === status));
-    return matches.slice(0, limit);
+    // The runs' start and heartbeat marks carry both clocks: the same mapping the drift check uses.
+    const toMarketMs = wallToMarket(await new RedisDeploymentLog(store.redis, store.keys).runs(0, Number.MAX_SAFE_INTEGER));
+    return matches.slice(0, limit).map((r) => ({ ...r, createdMarketMs: roundMs(toMarketMs(r.createdAtMs)) }));
   } finally {
     await store.close();
   }
 }
 
-function withoutHistory(r: OrderRecord): Omit<OrderRecord, 'history'> {
-  const { history: _history, ...rest } = r;
-  return rest;
+function roundMs(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.round(ms);
 }
+
+/** JSON: both clocks, `createdAtMs` (wall) and `createdMarketMs` (market; null when no run covers it). */
+function withoutHistory(r: OrderRow): Omit<OrderRow, 'history' | 'createdMarketMs'> & { createdMarketMs: number | null } {
+  const { history: _history, ...rest } = r;
+  return { ...rest, createdMarketMs: r.createdMarketMs ?? null };
+}
+
+const utc = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 
 /** `canceled` with some of the amount executed reads "canceled, partly filled" (a final partial fill). */
 function statusText(r: OrderRecord): string {
@@ -81,8 +99,9 @@ function averagePrice(r: OrderRecord): string {
   return new Decimal(r.filledMoney).dividedBy(filled).toDecimalPlaces(8).toString();
 }
 
-const COLUMNS: readonly [string, (r: OrderRecord) => string][] = [
-  ['created (UTC)', (r) => new Date(r.createdAtMs).toISOString().replace('T', ' ').slice(0, 19)],
+// Market time like the logs and candles; a record no run maps says its wall time, marked as such.
+const COLUMNS: readonly [string, (r: OrderRow) => string][] = [
+  ['created (market, UTC)', (r) => (r.createdMarketMs === undefined ? `${utc(r.createdAtMs)} (wall)` : utc(r.createdMarketMs))],
   ['client order id', (r) => r.clientOrderId],
   ['strategy', (r) => r.strategy],
   ['market', (r) => r.market],
@@ -98,7 +117,7 @@ const COLUMNS: readonly [string, (r: OrderRecord) => string][] = [
   ['order id', (r) => (r.orderId === undefined ? '' : String(r.orderId))],
 ];
 
-export function formatTable(records: readonly OrderRecord[]): string {
+export function formatTable(records: readonly OrderRow[]): string {
   if (records.length === 0) return 'no orders\n';
   const rows = [COLUMNS.map(([h]) => h), ...records.map((r) => COLUMNS.map(([, f]) => f(r)))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length)));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
 import { REDACTED } from '../config/secret';
+import { compactErrorFields } from './compact-error';
 import { scrub } from './scrub';
 
 /** The logger every component receives. A pino logger: `log.info({ market }, 'message')`. */
@@ -63,9 +64,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       colorize: options.destination === undefined,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname,name',
+      // One line per event with its fields inline: the multi-line default made 5 to 12 lines per event on a terminal.
+      singleLine: true,
+      // Only `err` (which pino-pretty always adds) prints below the line; compactErrorFields renames it to `error`.
+      errorLikeObjectKeys: ['err'],
       ...(options.destination === undefined ? {} : { destination: options.destination }),
     });
-    return pino(pinoOptions, stream);
+    // Errors inline too, with where they were thrown instead of the whole stack (compact-error.ts).
+    const terminal = { ...pinoOptions.formatters, log: (obj: Record<string, unknown>) => compactErrorFields(scrub(obj)) };
+    return pino({ ...pinoOptions, formatters: terminal }, stream);
   }
   return options.destination === undefined ? pino(pinoOptions) : pino(pinoOptions, options.destination);
 }

@@ -229,7 +229,8 @@ export class StreamSupervisor {
   private setHealthy(healthy: boolean): void {
     if (this.healthy === healthy) return;
     this.healthy = healthy;
-    this.o.observer?.health?.(healthy);
+    // Our own stop is not a stream going unhealthy: reporting it printed `stream unhealthy` on every clean shutdown.
+    if (!this.stopped) this.o.observer?.health?.(healthy);
   }
 
   /** Ends the current socket (if any) and its requests; reconnects unless stopped. Idempotent. */

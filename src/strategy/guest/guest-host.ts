@@ -503,7 +503,8 @@ class Guest {
     const market = typeof m.market === 'string' ? m.market.slice(0, 40) : undefined;
     const capped = capLogData(fromWire(m.obj), GUEST_LOG_DEFAULTS.maxChars);
     if (capped.cut) this.events.onLogCapped?.({ strategy: name, reason: 'size', lines: 1 });
-    const log = this.log.child?.({ strategy: name, market }) ?? this.log;
+    // warmup: a line written on a warm-up candle (intents discarded), so it is not read as trading.
+    const log = this.log.child?.({ strategy: name, market, ...(m.warm === true ? { warmup: true } : {}) }) ?? this.log;
     log[level]({ guest: capped.data }, typeof m.msg === 'string' ? m.msg.slice(0, 500) : undefined);
   }
 

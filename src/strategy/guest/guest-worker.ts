@@ -51,6 +51,8 @@ const clock = new ManualClock(0);
 let view: View | undefined;
 let failure: string | undefined;
 let failureAt: string | undefined;
+/** True while a warm-up batch runs, so its ctx.log lines are marked as such by the parent. */
+let warming = false;
 
 function send(message: FromGuest): void {
   port.postMessage(message);
@@ -64,7 +66,7 @@ function logger(market: string): StrategyLogger {
     } catch {
       data = String(obj);
     }
-    send({ type: 'log', level, market, obj: data, msg: typeof msg === 'string' ? msg : undefined });
+    send({ type: 'log', level, market, obj: data, msg: typeof msg === 'string' ? msg : undefined, ...(warming ? { warm: true } : {}) });
   };
   return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }
@@ -118,7 +120,13 @@ async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemRe
   view = fromWire(item.view) as View;
   failure = undefined;
   failureAt = undefined;
-  const stamped = await host.handleCandle(item.market, message.interval as Interval, candleFromWire(item.candle));
+  warming = message.warm;
+  let stamped: Awaited<ReturnType<StrategyHost['handleCandle']>>;
+  try {
+    stamped = await host.handleCandle(item.market, message.interval as Interval, candleFromWire(item.candle));
+  } finally {
+    warming = false;
+  }
   let intents: Wire = [];
   if (!message.warm && stamped.length > 0) {
     try {

@@ -76,4 +76,4 @@ export type FromGuest =
   | { readonly type: 'described'; readonly strategies: readonly DescribedStrategy[]; readonly errors: readonly { readonly message: string; readonly context: Readonly<Record<string, string | number | boolean>> }[]; readonly disabled: readonly string[]; readonly declared: readonly string[] }
   | { readonly type: 'describe_failed'; readonly reason: string }
   | { readonly type: 'result'; readonly id: number; readonly results: readonly ItemResult[] }
-  | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly market: string; readonly obj: Wire; readonly msg?: string | undefined };
+  | { readonly type: 'log'; readonly level: 'debug' | 'info' | 'warn' | 'error'; readonly market: string; readonly obj: Wire; readonly msg?: string | undefined; /** Written while the guest ran a warm-up batch (intents discarded). */ readonly warm?: boolean | undefined };

@@ -35,7 +35,7 @@ afterAll(async () => {
   config.cleanup();
 });
 
-interface JournalRow { clientOrderId: string; strategy: string; status: string; filledAmount: string; strategyVersion?: string; strategyParams?: string }
+interface JournalRow { clientOrderId: string; strategy: string; status: string; filledAmount: string; strategyVersion?: string; strategyParams?: string; candleTime: number; createdAtMs: number; createdMarketMs: number | null }
 function journal(): JournalRow[] {
   const r = runCli(['orders', '--json', '--limit', '1000', '--config', config.file], ENV);
   if (r.code !== 0) throw new Error(`orders failed (${r.code}): ${r.stderr}`);
@@ -76,6 +76,16 @@ test('candles flow, the strategy trades, fills reach the journal; a broken modul
   expect(rows.every((r) => r.strategyVersion === churn.version && r.strategyParams === canonicalJson(churn.params))).toBe(true);
   // Every order sent got its answer recorded: nothing is left submitted, unknown or pending.
   expect(rows.filter((r) => ['submitted', 'unknown', 'pending'].includes(r.status))).toEqual([]);
+  // Creation in market time (the replayed candles' clock) next to the wall clock: just after its candle.
+  for (const r of rows) {
+    expect(r.createdMarketMs).not.toBeNull();
+    expect(Math.abs(r.createdMarketMs! - r.candleTime * 1000)).toBeLessThan(30 * 60_000);
+    expect(Math.abs(r.createdAtMs - r.candleTime * 1000)).toBeGreaterThan(24 * 3600_000);
+  }
+  const table = runCli(['orders', '--limit', '1', '--config', config.file], ENV);
+  const newest = rows[0]!;
+  expect(table.stdout).toMatch(/^created \(market, UTC\)/);
+  expect(table.stdout).toContain(new Date(newest.createdMarketMs!).toISOString().replace('T', ' ').slice(0, 19));
 });
 
 test('after a restart the journal dedupes replayed intents; `tradebot pause` stops new orders, `resume` lets them through again', async () => {

@@ -79,6 +79,14 @@ test('npm start\'s paper mode trades with streams: the account stream is healthy
   ]));
   const human = runCli(['status', '--config', config.file, '--url', `http://127.0.0.1:${port}`], env).stdout;
   expect(human).toMatch(/streams \(unhealthy = on REST polling\)\n.*account\s+healthy/);
+
+  // A clean stop closes the streams itself: that is not a stream going unhealthy.
+  const before = d.lines.length;
+  d.signal('SIGTERM');
+  expect((await d.exit()).code).toBe(0);
+  const stopLines = d.lines.slice(before);
+  expect(stopLines.some(msg('stopped cleanly'))).toBe(true);
+  expect(stopLines.filter(msg('stream unhealthy: REST polling'))).toEqual([]);
 });
 
 test('a simulator that drops every WebSocket connection every 1.5 s does not stop trading', async () => {

@@ -26,6 +26,11 @@ test('on a terminal the daemon logs coloured text', () => {
   // eslint-disable-next-line no-control-regex -- the ESC of an ANSI colour code is the point
   expect(r.stdout).toMatch(/\u001b\[[0-9;]*m/); // ANSI colour
   expect(r.stdout.split('\n').filter((l) => l.trim().startsWith('{"level"'))).toEqual([]);
+  // One line per event: every line starts with its time (no field continuation lines below it).
+  // eslint-disable-next-line no-control-regex -- colour codes around the time
+  const plain = r.stdout.replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/).filter((l) => l.trim() !== '');
+  expect(plain.length).toBeGreaterThan(2);
+  expect(plain.filter((l) => !/^\[\d\d:\d\d:\d\d\.\d{3}\] [A-Z]+: /.test(l))).toEqual([]);
 });
 
 test('through a pipe it logs JSON lines without duplicate keys', () => {

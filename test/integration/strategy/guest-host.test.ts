@@ -6,6 +6,10 @@ import { Decimal } from '../../../src/domain/decimal';
 import type { Candle } from '../../../src/domain/candle';
 import { GuestHost } from '../../../src/strategy/guest/guest-host';
 import { loadStrategies } from '../../../src/strategy/strategy-loader';
+import type { VersionRole } from '../../../src/strategy/versions/versioned-host';
+import { roleTaggedLogger } from '../../../src/app/role-tagged-logger';
+import { componentLogger, createLogger } from '../../../src/log/logger';
+import { CaptureStream } from '../../unit/log/capture';
 
 // Guests in real child processes under Node's permission model (the TypeScript entry through sucrase
 // under Jest; the daemon runs the compiled one): a spinner, process.exit and a heap bomb end only their own guest, are counted,
@@ -97,4 +101,34 @@ describe('GuestHost batches', () => {
       await host.close();
     }
   }, 60_000);
+});
+
+describe('GuestHost log lines', () => {
+  test('warm-up lines carry warmup: true, live ones do not; a shadow version\'s lines carry role shadow until it is live', async () => {
+    const dir = 'test/fixtures/guests-log';
+    const out = new CaptureStream();
+    let role: VersionRole = 'shadow';
+    const host = new GuestHost({
+      strategies: loadStrategies(dir).strategies, dir, configFor: () => ({}), clock: new ManualClock(0), timeBudgetMs: 5_000,
+      logger: roleTaggedLogger(componentLogger(createLogger({ destination: out }), 'strategy'), () => role),
+    });
+    const saw = (): Record<string, unknown>[] => out.lines().filter((l) => l['msg'] === 'saw a candle');
+    try {
+      // A shadow starts warmed from another version's history: every line of that replay is warm-up.
+      expect(await host.startWarmed(() => new Map([['BTC_USDT', [candle(0), candle(1)]]]))).toBeUndefined();
+      await host.handleCandle('BTC_USDT', '1m', candle(2));
+      role = 'live'; // promoted
+      await host.handleCandle('BTC_USDT', '1m', candle(3));
+      await new Promise((r) => setTimeout(r, 200)); // log messages travel apart from results
+      const lines = saw().map((l) => ({ t: (l['guest'] as { candleTime: number }).candleTime - 1_700_000_000, warmup: l['warmup'], role: l['role'] }));
+      expect(lines).toEqual([
+        { t: 0, warmup: true, role: 'shadow' },
+        { t: 60, warmup: true, role: 'shadow' },
+        { t: 120, warmup: undefined, role: 'shadow' },
+        { t: 180, warmup: undefined, role: undefined },
+      ]);
+    } finally {
+      await host.close();
+    }
+  }, 30_000);
 });

@@ -25,3 +25,14 @@ test('`tradebot orders` shows partial fills: status, filled amount, average pric
   expect(cells(3)).toEqual(['filled', '0.5', '99.5']);
   expect(rows[4]![col('status')]).toBe('canceled');
 });
+
+test('`tradebot orders` shows creation in market time; a record no run maps shows its wall time, marked', () => {
+  const table = formatTable([
+    { ...record({ clientOrderId: 'a', createdAtMs: Date.UTC(2026, 10, 28, 2, 0, 0) }), createdMarketMs: Date.UTC(2024, 0, 5, 13, 7, 30) },
+    record({ clientOrderId: 'b', createdAtMs: Date.UTC(2026, 10, 28, 2, 0, 1) }),
+  ]);
+  const rows = table.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+  expect(rows[0]![0]).toBe('created (market, UTC)');
+  expect(rows[1]![0]).toBe('2024-01-05 13:07:30');
+  expect(rows[2]![0]).toBe('2026-11-28 02:00:01 (wall)');
+});

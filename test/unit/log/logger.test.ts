@@ -68,6 +68,30 @@ describe('createLogger', () => {
       resolve();
     }));
   });
+
+  it('writes each event on one line on a terminal, fields and nested objects inline, secrets still redacted', () => {
+    const stream = new CaptureStream();
+    const log = createLogger({ pretty: true, destination: stream });
+    const child = log.child({ component: 'strategy', strategy: 'bb' });
+    child.info({ market: 'BTC_USDT', guest: { band: { upper: 1, lower: 2 }, note: 'x' }, apiSecret: SECRET }, 'first event');
+    child.warn({ market: 'ETH_USDT', nested: { token: SECRET } }, 'second event');
+    child.error({ err: new Error('boom') }, 'third event');
+    log.flush();
+    return new Promise<void>((resolve, reject) => setImmediate(() => {
+      try {
+        const lines = stream.text().split('\n').filter((l) => l.length > 0);
+        expect(lines[0]).toMatch(/INFO: first event \{"component":"strategy","strategy":"bb","market":"BTC_USDT","guest":\{"band":\{"upper":1,"lower":2\},"note":"x"\},"apiSecret":"\[REDACTED\]"\}$/);
+        expect(lines[1]).toMatch(/WARN: second event \{.*"market":"ETH_USDT".*\}$/);
+        // An error inline too: its type, message and where it was thrown, not the whole stack.
+        expect(lines).toHaveLength(3);
+        expect(lines[2]).toMatch(/ERROR: third event \{"component":"strategy","strategy":"bb","error":"Error: boom at [^"]*logger\.test\.ts:\d+:\d+\)?"\}$/);
+        expect(stream.text()).not.toContain(SECRET);
+        resolve();
+      } catch (err) {
+        reject(err as Error);
+      }
+    }));
+  });
 });
 
 describe('redaction', () => {
