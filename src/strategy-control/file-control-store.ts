@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { parsePromoted, parseRequest, type ControlReply, type ControlRequest, type PromotedVersion, type StrategyControlStore } from './control-store';
+import { writeDurably } from '../store/durable-file';
 
 /**
  * The control store as files in one directory (paper mode without Redis: the daemon and the CLI on
@@ -88,22 +89,4 @@ function readJson(file: string): unknown {
   } catch {
     return null;
   }
-}
-
-/** Temp file, fsync, rename over the target, fsync the directory: the target is the old or the new text. */
-function writeDurably(file: string, text: string, sync = true): void {
-  const dir = path.dirname(file);
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, text);
-    if (sync) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  if (!sync) return;
-  const dfd = openSync(dir, 'r');
-  try { fsyncSync(dfd); } finally { closeSync(dfd); }
 }

@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { StoreUnavailableError } from '../domain/errors';
+import { writeDurably } from '../store/durable-file';
 import {
   parseReport, parseTradingState, randomEpoch, REPLICA_FORGET_MS,
   type AppliedReport, type ReplicaReport, type StoredPosition, type TradingStateChange, type TradingStateRecord, type TradingStateStore,
@@ -117,22 +118,4 @@ export class FileTradingStateStore implements TradingStateStore {
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-}
-
-/** Temp file, fsync, rename over the target, fsync the directory: the target is the old or the new text. */
-function writeDurably(file: string, text: string, sync = true): void {
-  const dir = path.dirname(file);
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, text);
-    if (sync) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  if (!sync) return;
-  const dfd = openSync(dir, 'r');
-  try { fsyncSync(dfd); } finally { closeSync(dfd); }
 }
