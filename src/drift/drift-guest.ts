@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { fromWire, toWire } from '../strategy/guest/wire';
+import { fromWire, plainContext, toWire } from '../strategy/guest/wire';
 import type { DriftJob } from './drift-job';
 import { snapshotSources } from './records-snapshot';
 import type { EquityPoint } from '../backtest/report';
@@ -45,13 +45,6 @@ async function run(file: string): Promise<void> {
     const e = err as { name?: unknown; message?: unknown; context?: unknown };
     port.send({ type: 'drift_failed', name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), context: toWire(plainContext(e?.context)) });
   }
-}
-
-function plainContext(context: unknown): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
-  if (context === null || typeof context !== 'object') return out;
-  for (const [k, v] of Object.entries(context)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
-  return out;
 }
 
 /** The result as plain data: equity points are lazy objects of the curve builder, sent as time, equity and value. */

@@ -49,10 +49,14 @@ const ENTRY = path.join(__dirname, `drift-guest${path.extname(__filename)}`);
  */
 export async function runDriftInGuests(spec: DriftSpec, src: DriftSources, o: DriftGuestOptions): Promise<GuestDrift> {
   if (!(spec.to > spec.from)) throw new BacktestInputError('--to must be after --from', { field: 'to' });
-  const dir = await privateDir('tradebot-drift');
+  // The run alive at `from`: each replay may warm up from its start (one answer for every strategy).
+  const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
+  const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
+  const sinceRunStart = alive === undefined ? 0 : Math.max(0, spec.from - Math.floor(alive.startedMarketMs / 1000));
   const results: DriftResult[] = [];
   const corrections: CorrectedCandle[] = [];
   let cpuSeconds = 0;
+  const dir = await privateDir('tradebot-drift');
   try {
     for (const deployed of spec.strategies) {
       const meta = o.strategies.find((s) => s.name === deployed.name);
@@ -60,9 +64,6 @@ export async function runDriftInGuests(spec: DriftSpec, src: DriftSources, o: Dr
       const markets = deployed.markets ?? meta.markets;
       const interval = deployed.interval ?? meta.interval;
       const step = intervalSeconds(interval);
-      const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
-      const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
-      const sinceRunStart = alive === undefined ? 0 : Math.max(0, spec.from - Math.floor(alive.startedMarketMs / 1000));
       // What runDrift may read: its flat-anchor lookback, the run's own start, and the warm-up before either.
       const lookbackSec = (ANCHOR_LOOKBACK_CANDLES + meta.warmup + 2) * step + sinceRunStart;
       const records = await buildRecordsSnapshot(src.log, src.journal, {

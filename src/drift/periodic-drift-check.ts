@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
 import type { GuestDrift } from './drift-in-guests';
-import { driftJson } from './drift-report';
+import type { DriftResult } from './run-drift';
 
 export interface PeriodicDriftCheckOptions {
   /** One check of [from, to) (Unix s, market time): runDriftInGuests over the deployment's records. */
@@ -15,15 +15,6 @@ export interface PeriodicDriftCheckOptions {
   readonly log: Logger;
   /** Windows start no earlier than this (Unix s, market time): nothing was recorded before it (memory records start with the process). */
   readonly notBefore?: number | undefined;
-}
-
-/** The JSON report's parts the metrics read (drift-report.ts). */
-interface ReportSummary {
-  readonly verdict: { readonly unexplained: number };
-  readonly strategies: readonly {
-    readonly strategy: string; readonly matched: number; readonly pnlDifference: string;
-    readonly differences: readonly { readonly kind: string; readonly cause: string; readonly candleTime: number; readonly market: string; readonly detail: string }[];
-  }[];
 }
 
 /**
@@ -57,7 +48,7 @@ export class PeriodicDriftCheck {
     if (from >= to) return; // not enough recorded yet
     this.busy = true;
     this.o.run(from, to, this.stopping.signal).then((done) => {
-      this.record(driftJson(done.result, this.o.maxUnexplained) as unknown as ReportSummary, done.cpuSeconds, from, to);
+      this.record(done.result, done.cpuSeconds, from, to);
     }, (err: unknown) => {
       if (this.stopping.signal.aborted) return;
       this.o.metrics.driftChecks.inc({ verdict: 'error' });
@@ -72,16 +63,16 @@ export class PeriodicDriftCheck {
     this.stopping.abort();
   }
 
-  private record(report: ReportSummary, cpuSeconds: number, from: number, to: number): void {
+  private record(report: DriftResult, cpuSeconds: number, from: number, to: number): void {
     const m = this.o.metrics;
-    m.driftChecks.inc({ verdict: report.verdict.unexplained <= this.o.maxUnexplained ? 'ok' : 'drift' });
-    m.driftUnexplained.set(report.verdict.unexplained);
+    m.driftChecks.inc({ verdict: report.unexplained <= this.o.maxUnexplained ? 'ok' : 'drift' });
+    m.driftUnexplained.set(report.unexplained);
     m.driftLastCheck.set(this.o.wallClock.nowMs() / 1000);
     m.driftCheckCpu.set(cpuSeconds);
     m.driftDifferences.reset();
     for (const s of report.strategies) {
       m.driftMatched.set({ strategy: s.strategy }, s.matched);
-      m.driftPnlDifference.set({ strategy: s.strategy }, Number(s.pnlDifference));
+      m.driftPnlDifference.set({ strategy: s.strategy }, s.pnlDifference.toNumber());
       const counts = new Map<string, number>();
       for (const d of s.differences) counts.set(`${d.kind}|${d.cause}`, (counts.get(`${d.kind}|${d.cause}`) ?? 0) + 1);
       for (const [key, n] of counts) {
@@ -89,9 +80,9 @@ export class PeriodicDriftCheck {
         m.driftDifferences.set({ strategy: s.strategy, difference, cause }, n);
       }
     }
-    const log = report.verdict.unexplained > this.o.maxUnexplained ? this.o.log.warn.bind(this.o.log) : this.o.log.info.bind(this.o.log);
+    const log = report.unexplained > this.o.maxUnexplained ? this.o.log.warn.bind(this.o.log) : this.o.log.info.bind(this.o.log);
     // The first few unexplained ones in the log line: where to start reading (the full report: tradebot drift --out).
     const unexplained = report.strategies.flatMap((s) => s.differences.filter((d) => d.cause === 'unexplained').map((d) => `${s.strategy} ${d.market} ${d.candleTime} ${d.kind}: ${d.detail}`)).slice(0, 5);
-    log({ from, to, unexplained: report.verdict.unexplained, cpuSeconds, ...(unexplained.length > 0 ? { first: unexplained } : {}) }, 'drift check done');
+    log({ from, to, unexplained: report.unexplained, cpuSeconds, ...(unexplained.length > 0 ? { first: unexplained } : {}) }, 'drift check done');
   }
 }

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { DeploymentLog, RecordedCandle } from '../store/deployment-log-port';
 import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
-import type { DriftSources } from './run-drift';
+import { JOURNAL_SCAN, type DriftSources } from './run-drift';
 
 /**
  * The records of one window as a file, for a drift check in another process when the daemon keeps
@@ -50,8 +50,6 @@ export async function buildRecordsSnapshot(log: DeploymentLog, journal: Pick<Ord
   };
 }
 
-/** The journal scan of one strategy (as runDrift reads it). */
-const JOURNAL_SCAN = 100_000;
 
 /** The snapshot as a file only this user can read (a private directory's: drift-job.ts). */
 export async function writeRecordsSnapshot(file: string, log: DeploymentLog, journal: Pick<OrderStore, 'listByStrategy'>, scope: SnapshotScope): Promise<void> {

@@ -88,7 +88,8 @@ export interface DriftResult {
   readonly corrected: readonly CorrectedCandle[] | null;
 }
 
-const JOURNAL_SCAN = 100_000;
+/** The journal scan of one strategy (the replay's inputs read no more). */
+export const JOURNAL_SCAN = 100_000;
 /** How far before `from` the replay may start to find a moment the strategy was flat. */
 export const ANCHOR_LOOKBACK_CANDLES = 1000;
 

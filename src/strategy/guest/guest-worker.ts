@@ -11,7 +11,7 @@ import type { StrategyLogger } from '../strategy';
 import { findStrategy, loadStrategies, loadStrategyFile } from '../strategy-loader';
 import { strategyFrame } from '../error-frame';
 import type { CandleItem, CandlesMessage, DescribeMessage, FromGuest, ItemResult, ToGuest } from './protocol';
-import { candleFromWire, fromWire, toWire, type Wire } from './wire';
+import { candleFromWire, fromWire, plainContext, toWire, type Wire } from './wire';
 
 /**
  * A guest: ONE strategy in a child process (or worker thread) with an empty environment and a heap
@@ -180,10 +180,4 @@ function plainParams(params: unknown): Wire {
   } catch {
     return String(params);
   }
-}
-
-function plainContext(context: Readonly<Record<string, unknown>>): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
-  for (const [k, v] of Object.entries(context)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
-  return out;
 }

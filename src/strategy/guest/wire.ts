@@ -59,3 +59,11 @@ export function candleToWire(c: Candle): WireCandle {
 export function candleFromWire(w: WireCandle): Candle {
   return { time: w[0], open: new Decimal(w[1]), high: new Decimal(w[2]), low: new Decimal(w[3]), close: new Decimal(w[4]), volume: new Decimal(w[5]), volumeMoney: new Decimal(w[6]) };
 }
+
+/** An error's context as flat plain data (strings, numbers, booleans): what may cross from a guest. */
+export function plainContext(context: unknown): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  if (context === null || typeof context !== 'object') return out;
+  for (const [k, v] of Object.entries(context)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = v;
+  return out;
+}
