@@ -28,7 +28,7 @@ import type { JobScheduler } from '../market-data/scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
 import { describeConfiguredStrategies, strategyConfigErrors, warmupSeconds } from './strategy-wiring';
-import { guestIsolationOf } from './guest-isolation';
+import { guestIsolationMinimum, guestIsolationOf } from './guest-isolation';
 import { checkStrategyMarkets, unlistedMarketsError } from './market-check';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import { wireTrading } from './trading-wiring';
@@ -169,7 +169,7 @@ export class TradebotApp {
     //    code in this process); a bad module is reported, the others run
     const isolation = guestIsolationOf(c);
     m.guestIsolationInfo.set({ level: isolation }, 1);
-    log.info({ isolation, minimum: c.strategies.minGuestIsolation ?? (c.mode === 'live' ? 'permission-net' : 'thread') }, `strategy guests isolated at level "${isolation}" (docs/security.md)`);
+    log.info({ isolation, minimum: guestIsolationMinimum(c) }, `strategy guests isolated at level "${isolation}" (docs/security.md)`);
     const loaded = await describeConfiguredStrategies(c, this.input.baseDir);
     for (const error of loaded.errors) log.error({ file: error.context['file'], reason: error.context['reason'], err: error }, `strategy not loaded: ${error.message}`);
     const configErrors = strategyConfigErrors(loaded.errors);

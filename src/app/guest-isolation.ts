@@ -8,6 +8,11 @@ const DEFAULT_MINIMUM: Readonly<Record<FrozenConfig['mode'], GuestIsolationLevel
 
 const resolved = new WeakMap<FrozenConfig, GuestIsolationLevel>();
 
+/** The weakest isolation this config starts with: strategies.minGuestIsolation, else the mode's default. */
+export function guestIsolationMinimum(config: FrozenConfig): GuestIsolationLevel {
+  return config.strategies.minGuestIsolation ?? DEFAULT_MINIMUM[config.mode];
+}
+
 /**
  * The isolation every guest of this config gets on this host (strategies.guestIsolation), checked
  * against strategies.minGuestIsolation (default by mode). Throws ConfigError (exit 78) naming the key,
@@ -19,7 +24,7 @@ export function guestIsolationOf(config: FrozenConfig): GuestIsolationLevel {
   const choice = config.strategies.guestIsolation;
   const level = resolveIsolation(choice === 'process' ? 'auto' : choice);
   if (typeof level !== 'string') throw new ConfigError(`strategies.guestIsolation: ${level.problem}`, { path: 'strategies.guestIsolation' });
-  const minimum = config.strategies.minGuestIsolation ?? DEFAULT_MINIMUM[config.mode];
+  const minimum = guestIsolationMinimum(config);
   if (!isolationAtLeast(level, minimum)) {
     const ns = namespacesProblem();
     throw new ConfigError(

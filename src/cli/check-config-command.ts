@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { guestIsolationOf } from '../app/guest-isolation';
+import { guestIsolationMinimum, guestIsolationOf } from '../app/guest-isolation';
 import { EXIT_CONFIG } from '../app/lifecycle';
 import { checkStrategyMarkets, unlistedLines, venueMarkets, type VenueMarkets } from '../app/market-check';
 import { describeConfiguredStrategies } from '../app/strategy-wiring';
@@ -83,7 +83,7 @@ function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<t
   // The URL may hold a password: only say whether Redis is configured.
   lines.push(`  redis: ${c.redis.url === undefined ? 'not configured (in-process state, not durable)' : 'configured'}, key prefix ${c.redis.keyPrefix}`);
   // Already resolved (and checked against the minimum) when the strategies were described; the default minimum as src/app/guest-isolation.ts.
-  lines.push(`  strategy guests: ${guestIsolationOf(c)} (minimum ${c.strategies.minGuestIsolation ?? (c.mode === 'live' ? 'permission-net' : 'thread')})`);
+  lines.push(`  strategy guests: ${guestIsolationOf(c)} (minimum ${guestIsolationMinimum(c)})`);
   for (const s of strategies) {
     lines.push(`  strategy ${s.name} (version ${s.identity.version}): ${s.markets.join(', ')} ${s.interval}, warm-up ${s.warmup}, params ${JSON.stringify(s.params)?.slice(0, 500)}`);
   }
