@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
-import { DaemonProcess, MAIN, paperConfig, requireBuild, ROOT, writeConfig, type LogLine } from './daemon-process';
+import { runCli } from '../../helpers/run-cli';
+import { DaemonProcess, paperConfig, requireBuild, writeConfig, type LogLine } from './daemon-process';
 
 /**
  * Issue #29 findings 2 and 3 against the real daemon (`node dist/src/main.js run`, paper mode) and
@@ -16,21 +16,6 @@ jest.setTimeout(120_000);
 const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
 const msg = (m: string) => (l: LogLine): boolean => l.msg === m;
 const HOUR_MS = 3_600_000;
-
-interface Cli { code: number | null; stdout: string; stderr: string }
-
-/** The CLI as a child process, asynchronously (the daemon's output keeps flowing while it waits). */
-function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Cli> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function metrics(d: DaemonProcess): Promise<string> {
   const port = d.lines.find(msg('metrics server listening'))!['port'] as number;
@@ -126,7 +111,7 @@ describe('with Redis', () => {
     expect(d.lines.find((l) => l.msg.startsWith('SIGHUP ignored'))?.msg).toContain('tradebot reload');
 
     // 2. Resumed by the operator (through the store), then SIGUSR1 still pauses, stored with the store's next seq.
-    expect((await cli(['resume', '--config', config.file, '--reason', 'checked'], ENV)).code).toBe(0);
+    expect((await runCli(['resume', '--config', config.file, '--reason', 'checked'], ENV)).code).toBe(0);
     await until(d, 'active');
     d.signal('SIGUSR1');
     await until(d, 'halted');
@@ -142,11 +127,11 @@ describe('with Redis', () => {
 
     // 4. `resume --pid` and `reduce-only --pid` are refused with a reason; `reload --pid` too.
     for (const command of ['resume', 'reduce-only']) {
-      const refused = await cli([command, '--config', config.file, '--pid', String(d.pid)], ENV);
+      const refused = await runCli([command, '--config', config.file, '--pid', String(d.pid)], ENV);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`${command} --pid is refused: a signal cannot loosen the trading state`);
     }
-    const reload = await cli(['reload', '--config', config.file, '--pid', String(d.pid)], ENV);
+    const reload = await runCli(['reload', '--config', config.file, '--pid', String(d.pid)], ENV);
     expect([reload.code, reload.stderr]).toEqual([1, expect.stringContaining('reload --pid is refused: the daemon ignores SIGHUP')]);
     await sleep(1500);
     expect(await metricState(d)).toBe('halted');
@@ -154,9 +139,9 @@ describe('with Redis', () => {
 
   test('a pause from a CLI host whose clock is an hour behind the last applied record is applied (ordered by the store\'s seq)', async () => {
     const d = await start();
-    expect((await cli(['resume', '--config', config.file], ENV)).code).toBe(0);
+    expect((await runCli(['resume', '--config', config.file], ENV)).code).toBe(0);
     await until(d, 'active');
-    const slow = await cli(['pause', '--config', config.file, '--reason', 'slow clock'], { ...ENV, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${JSON.stringify(slowClock)}` });
+    const slow = await runCli(['pause', '--config', config.file, '--reason', 'slow clock'], { ...ENV, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${JSON.stringify(slowClock)}` });
     expect(slow.code).toBe(0);
     await until(d, 'halted');
     const stored = await storedState(d);
@@ -167,7 +152,7 @@ describe('with Redis', () => {
 
   test('`tradebot resume` waits for the daemon\'s acknowledgement and prints what it applied; with no daemon it exits 2 saying so, and the record applies at start', async () => {
     const d = await start();
-    const resumed = await cli(['resume', '--config', config.file, '--reason', 'checked'], ENV);
+    const resumed = await runCli(['resume', '--config', config.file, '--reason', 'checked'], ENV);
     expect([resumed.code, resumed.stderr]).toEqual([0, '']);
     expect(resumed.stdout).toMatch(/^trading state -> active stored \(seq 1, account \w+\): applied by 1 running replica within [\d.]+ s\n {2}\S+:\d+: applied seq 1, now active\n$/);
     // Acknowledged means applied: no need to poll.
@@ -177,7 +162,7 @@ describe('with Redis', () => {
     d.signal('SIGTERM');
     expect((await d.exit()).code).toBe(0);
     await sleep(5500); // its last report ages out (a replica is alive while it reported within 5 s)
-    const unconfirmed = await cli(['pause', '--config', config.file, '--wait-seconds', '2'], ENV);
+    const unconfirmed = await runCli(['pause', '--config', config.file, '--wait-seconds', '2'], ENV);
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toContain('trading state -> halted stored (seq 2');
     expect(unconfirmed.stderr).toContain('the daemon did not confirm within 2 s: no daemon reported with this config');
@@ -186,7 +171,7 @@ describe('with Redis', () => {
   });
 
   test('--wait-seconds is checked', async () => {
-    const bad = await cli(['pause', '--config', config.file, '--wait-seconds', 'soon'], ENV);
+    const bad = await runCli(['pause', '--config', config.file, '--wait-seconds', 'soon'], ENV);
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('--wait-seconds must be a number of seconds from 0 to 3600, got "soon"')]);
   });
 });
@@ -203,7 +188,7 @@ describe('paper without Redis: the trading state lives in a file in the state di
       await d.waitForLine(msg('tradebot started'), 30_000, 'start');
       expect(await metricState(d)).toBe('active');
 
-      const paused = await cli(['pause', '--config', config.file, '--reason', 'no redis'], ENV);
+      const paused = await runCli(['pause', '--config', config.file, '--reason', 'no redis'], ENV);
       expect(paused.code).toBe(0);
       expect(paused.stdout).toContain(`trading state -> halted stored (seq 1, file ${path.join(stateDir, 'control')}/trading-state.json): applied by 1 running replica`);
       expect(await metricState(d)).toBe('halted');
@@ -222,7 +207,7 @@ describe('paper without Redis: the trading state lives in a file in the state di
       d = daemon;
       expect(await d.waitForLine(msg('trading state at start'), 30_000, 'restart')).toMatchObject({ state: 'halted', stored: 'halted', seq: 1 });
       await d.waitForLine(msg('tradebot started'), 30_000, 'started again');
-      const resumed = await cli(['resume', '--config', config.file], ENV);
+      const resumed = await runCli(['resume', '--config', config.file], ENV);
       expect([resumed.code, resumed.stderr]).toEqual([0, '']);
       expect(resumed.stdout).toContain('trading state -> active stored (seq 2');
       expect(await metricState(d)).toBe('active');
