@@ -16,7 +16,8 @@ const shared = {
 };
 module.exports = {
   // Two workers on the 2-core CI machine (Jest's default is cores - 1 = one): most integration suites
-  // wait on child daemons, simulators and Redis, so a second worker halves the run (752 s -> 366 s).
+  // wait on child daemons, simulators and Redis, so a second worker nearly halves the run (728 s -> 393 s,
+  // back to back at load below 1, 183 suites).
   maxWorkers: 2,
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
