@@ -69,6 +69,8 @@ export class TradebotApp {
   paper: PaperExchange | undefined;
   tradingControl: TradingStateControl | undefined;
   private marketClock: MarketClock = new SystemClock();
+  /** The market clock as parts built before the exchange (metrics, the journal) read it: whichever it is by then. */
+  private readonly marketNow: Clock = { nowMs: () => this.marketClock.nowMs() };
   private readonly closers: Closer[] = [];
   private readonly exchangeProbe = new ExchangeProbe(this.wallClock);
   private redisUp = true;
@@ -80,7 +82,7 @@ export class TradebotApp {
     this.log = input.logger;
     const c = input.config;
     this.metrics = createMetrics(input.registry, {
-      clock: { nowMs: () => this.marketClock.nowMs() }, wallClock: this.wallClock, redis: c.redis.url !== undefined,
+      clock: this.marketNow, wallClock: this.wallClock, redis: c.redis.url !== undefined,
       ...(input.version === undefined ? {} : { version: input.version }),
     });
   }
@@ -119,7 +121,7 @@ export class TradebotApp {
     }
     // The one derivation the CLI commands use too (account-store.ts): paper keys never meet live ones.
     const keys = accountKeys(c, this.input.env);
-    const opened = await openState(c, keys, this.wallClock, log, onRedisUp, this.input.baseDir);
+    const opened = await openState(c, keys, { wall: this.wallClock, market: this.marketNow }, log, onRedisUp, this.input.baseDir);
     const state = opened.adapters;
     redis = opened.redis;
     recordStore(m, redis === undefined ? 'memory' : 'redis', keys.account);
@@ -258,7 +260,7 @@ export class TradebotApp {
     const runtime = wireStrategyRuntime({
       config: c, versions: prepared.live, exchange, trading, marketClock: this.marketClock, metrics: m, log, recorder,
       sink: executorSink(exec.executor, book, m, this.wallClock, execLog, trading.feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r)),
-      versionEvents: versionEvents(m, (name, clean) => wired?.control.shadowClean(name, clean), publish),
+      versionEvents: versionEvents(m, (name, clean) => wired?.control.shadowClean(name, clean), publish, recorder === undefined ? undefined : (name, v) => recorder.onLiveVersion(name, v)),
       onPauseChange: publish,
       beforeCandle: redis === undefined ? undefined : () => wired?.control.sync() ?? Promise.resolve(),
       streams: { account: accountStream, marketTriggers: (mk, iv) => marketStreams?.triggers(mk, iv) === true },
@@ -294,7 +296,7 @@ export class TradebotApp {
       const started = marketStreams;
       this.closers.push({ name: 'market streams', close: async () => started.stop() });
     }
-    const driftCheck = this.periodicDriftCheck(redis !== undefined, (from, to, stop) => runDriftInGuests(
+    const driftCheck = this.periodicDriftCheck((from, to, stop) => runDriftInGuests(
       driftSpecOf(c, this.input.baseDir, from, to),
       { log: state.deployment, journal: state.orders },
       { strategies: loaded.strategies, isolation: guestIsolationOf(c), lowPriority: true, signal: stop },
@@ -309,7 +311,7 @@ export class TradebotApp {
   }
 
   /** The drift check every drift.intervalMinutes, when configured and possible (it reads the deployment's records). */
-  private periodicDriftCheck(durable: boolean, run: PeriodicDriftCheckOptions['run']): PeriodicDriftCheck | undefined {
+  private periodicDriftCheck(run: PeriodicDriftCheckOptions['run']): PeriodicDriftCheck | undefined {
     const c = this.input.config;
     if (c.drift.intervalMinutes === 0) return undefined;
     if (!c.drift.record) {
@@ -319,8 +321,6 @@ export class TradebotApp {
     const check = new PeriodicDriftCheck({
       run, marketClock: this.marketClock, wallClock: this.wallClock,
       windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: this.metrics, log: componentLogger(this.log, 'drift-check'),
-      // Memory records start with this process: no window reaches before it.
-      notBefore: durable ? undefined : this.marketClock.nowMs() / 1000,
     });
     this.closers.push({ name: 'drift check', close: async () => check.stop() });
     return check;

@@ -29,13 +29,14 @@ export function tradingStateDir(config: FrozenConfig, baseDir: string): string {
  * kept in a file (tradingStateDir) so the operator can pause and resume through it. `onRedisUp`
  * hears every connection error (false) and the successful connect (true).
  */
-export async function openState(config: FrozenConfig, keys: StoreKeys, clock: Clock, log: Logger, onRedisUp: (up: boolean) => void, baseDir: string = process.cwd()): Promise<OpenedState> {
+export async function openState(config: FrozenConfig, keys: StoreKeys, clocks: { wall: Clock; market: Clock }, log: Logger, onRedisUp: (up: boolean) => void, baseDir: string = process.cwd()): Promise<OpenedState> {
+  const clock = clocks.wall;
   const util = config.exchange.limitUtilisation;
   const recordLimits = { retentionSec: config.drift.retentionDays * 86_400, maxEntries: config.drift.maxEntries };
   if (config.redis.url === undefined) {
     const dir = tradingStateDir(config, baseDir);
     log.warn({ tradingStateDir: dir }, 'no Redis configured (TRADEBOT_REDIS_URL): order journal, leases and nonces live in process memory; state is NOT durable and is lost when the process stops (the trading state is kept in a file)');
-    return { adapters: { ...memoryAdapters(keys, clock, util, recordLimits), tradingState: new FileTradingStateStore(dir) }, redis: undefined };
+    return { adapters: { ...memoryAdapters(keys, clock, util, recordLimits, clocks.market), tradingState: new FileTradingStateStore(dir) }, redis: undefined };
   }
   const redisLog = componentLogger(log, 'redis');
   const redis = createRedis(config.redis.url, {
@@ -50,5 +51,5 @@ export async function openState(config: FrozenConfig, keys: StoreKeys, clock: Cl
   }
   onRedisUp(true);
   redisLog.info({ prefix: keys.prefix, account: keys.account }, 'Redis connected');
-  return { adapters: redisAdapters(redis, keys, clock, util, recordLimits), redis };
+  return { adapters: redisAdapters(redis, keys, clock, util, recordLimits, clocks.market), redis };
 }

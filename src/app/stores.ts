@@ -40,11 +40,11 @@ function scaledLimits(utilisation: number): LimitTable {
 }
 
 /** Redis adapters: the journal, leases, nonces and the token bucket are shared by every replica of the account. */
-export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits): StateAdapters {
+export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock): StateAdapters {
   return {
     durable: true,
     keys,
-    orders: new RedisOrderStore({ redis, keys, clock }),
+    orders: new RedisOrderStore({ redis, keys, clock, marketClock }),
     leases: new RedisLeaseStore(redis, keys),
     nonces: new RedisNonceSource({ redis, prefix: keys.prefix, clock }),
     limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),
@@ -54,12 +54,12 @@ export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limit
 }
 
 /** In-process adapters (paper mode without Redis): same contracts, nothing survives the process. */
-export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits): StateAdapters {
+export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock): StateAdapters {
   const leases = new InMemoryLeaseStore(clock);
   return {
     durable: false,
     keys,
-    orders: new InMemoryOrderStore(leases, clock),
+    orders: new InMemoryOrderStore(leases, clock, marketClock),
     leases,
     nonces: new InMemoryNonceSource({ clock }),
     limiter: new InMemoryRateLimiter({ limits: scaledLimits(limitUtilisation), clock }),

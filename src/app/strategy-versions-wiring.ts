@@ -136,7 +136,7 @@ export interface WiredControl {
 }
 
 /** The version controller and what feeds it; `events` is handed to the VersionedHost. */
-export function versionEvents(m: Metrics, onClean: (strategy: string, clean: number) => void, onChange: () => void): VersionedHostEvents {
+export function versionEvents(m: Metrics, onClean: (strategy: string, clean: number) => void, onChange: () => void, onLive?: (strategy: string, version: string) => void): VersionedHostEvents {
   const shown = new Map<string, { live: string; shadow: string | undefined }>();
   return {
     onRoles: (e) => {
@@ -148,6 +148,7 @@ export function versionEvents(m: Metrics, onClean: (strategy: string, clean: num
       m.strategyVersionInfo.set({ strategy: e.strategy, version: e.live, role: 'live' }, 1);
       if (e.shadow !== undefined) m.strategyVersionInfo.set({ strategy: e.strategy, version: e.shadow, role: 'shadow' }, 1);
       shown.set(e.strategy, { live: e.live, shadow: e.shadow });
+      onLive?.(e.strategy, e.live);
       onChange();
     },
     onCompared: (e) => {

@@ -8,7 +8,8 @@ import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { parseBalances, parseTime } from '../backtest/options';
 import { writeDriftReport, driftJson } from '../drift/drift-report';
-import type { DriftResult } from '../drift/run-drift';
+import type { DriftResult, DriftSources, DriftSpec } from '../drift/run-drift';
+import { runSpan, type RunSpan } from '../drift/run-span';
 import { runDriftInGuests, type GuestDrift } from '../drift/drift-in-guests';
 import { driftSpecOf } from '../drift/drift-spec';
 import { describeConfiguredStrategies } from '../app/strategy-wiring';
@@ -21,8 +22,9 @@ import { defaultConfigFile } from './run-command';
 
 interface DriftCliOptions {
   config?: string;
-  from: string;
-  to: string;
+  from?: string;
+  to?: string;
+  run?: string;
   strategy?: string;
   out?: string;
   balance: string[];
@@ -36,7 +38,7 @@ interface DriftCliOptions {
 export const EXIT_DRIFT = 3;
 
 /**
- * `tradebot drift --from T --to T [--strategy S] [--out DIR]`: the deployment's recorded candles
+ * `tradebot drift [--run last|all|ID | --from T --to T] [--strategy S] [--out DIR]`: the deployment's recorded candles
  * replayed through the backtester from its real balances at `from`, compared with its journal order by
  * order, every difference given a cause (docs/drift.md). Exit 0, EXIT_DRIFT when unexplained
  * differences exceed the threshold, 1 on an error.
@@ -46,8 +48,9 @@ export function registerDriftCommand(program: Command): void {
     .command('drift')
     .description('compare what the deployment did with its own backtest over a window, order by order')
     .option('-c, --config <file>', 'the daemon\'s config file; default $TRADEBOT_CONFIG or config/paper.yaml')
-    .requiredOption('--from <time>', 'window start, market time (Unix seconds or ISO date, UTC)')
-    .requiredOption('--to <time>', 'window end, exclusive')
+    .option('--run <which>', 'the window of a recorded daemon run: last (the default without --from/--to), all (every run kept), or a run id')
+    .option('--from <time>', 'window start, market time (Unix seconds or ISO date, UTC); with --to, instead of --run')
+    .option('--to <time>', 'window end, exclusive')
     .option('--strategy <name>', 'only this enabled strategy')
     .option('--out <dir>', 'write drift.json and drift.html there')
     .option('--balance <CUR=AMOUNT>', 'starting balance instead of the recorded snapshot at --from; repeatable', collect, [])
@@ -62,7 +65,9 @@ export function registerDriftCommand(program: Command): void {
         const threshold = Number(opts.maxUnexplained);
         if (!Number.isInteger(threshold) || threshold < 0) throw new BacktestInputError('--max-unexplained must be a whole number >= 0', { field: 'max-unexplained' });
         const config = loadConfig(opts.config ?? defaultConfigFile(process.env), process.env);
-        const { result, cpuSeconds } = await driftFromConfig(config, opts, process.env);
+        const { result, cpuSeconds, span } = await driftFromConfig(config, opts, process.env);
+        // The window's origin first (stderr: --json keeps stdout one JSON line).
+        for (const line of span?.description ?? []) process.stderr.write(`${line}\n`);
         if (opts.out !== undefined) {
           const written = await writeDriftReport(opts.out, result, threshold);
           process.stderr.write(`report: ${written.html}\n        ${written.json}\n`);
@@ -70,7 +75,8 @@ export function registerDriftCommand(program: Command): void {
         // The cost of the check itself (the daemon's periodic check exports it).
         const cpu = process.cpuUsage();
         const cost = { cpuSeconds: cpuSeconds + (cpu.user + cpu.system) / 1e6, wallSeconds: (Date.now() - startedMs) / 1000 };
-        process.stdout.write(opts.json === true ? `${JSON.stringify({ ...driftJson(result, threshold), cost })}\n` : summary(result, threshold));
+        const runs = span === undefined ? {} : { runs: span.runs };
+        process.stdout.write(opts.json === true ? `${JSON.stringify({ ...driftJson(result, threshold), ...runs, cost })}\n` : summary(result, threshold));
         if (result.unexplained > threshold) process.exitCode = EXIT_DRIFT;
       } catch (err) {
         process.stderr.write(formatError(err));
@@ -88,17 +94,20 @@ function collect(value: string, previous: string[]): string[] {
  * strategy replayed in a guest of its own (runDriftInGuests: its code never runs in this process, which
  * may hold the API key for --venue-check), the venue asked here.
  */
-export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliOptions, 'from' | 'to' | 'strategy' | 'balance' | 'venueCheck' | 'records'>, env: NodeJS.ProcessEnv): Promise<GuestDrift> {
-  const spec = {
-    ...driftSpecOf(config, process.cwd(), parseTime(opts.from, '--from'), parseTime(opts.to, '--to'), opts.strategy),
-    balances: opts.balance.length > 0 ? parseBalances(opts.balance) : undefined,
-  };
+export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliOptions, 'from' | 'to' | 'run' | 'strategy' | 'balance' | 'venueCheck' | 'records'>, env: NodeJS.ProcessEnv): Promise<GuestDrift & { span?: RunSpan }> {
+  const times = windowOf(opts);
+  const balances = opts.balance.length > 0 ? parseBalances(opts.balance) : undefined;
   const described = await describeConfiguredStrategies(config, process.cwd());
   // An operator's check may span weeks of candles: more heap than the daemon's periodic window needs.
   const guests = { strategies: described.strategies, isolation: guestIsolationOf(config), heapMb: 1024 };
+  const check = async (src: DriftSources, venue?: DriftSpec['venue']): Promise<GuestDrift & { span?: RunSpan }> => {
+    const window = 'run' in times ? runSpan(await src.log.runs(0, Number.MAX_SAFE_INTEGER), times.run) : times;
+    const spec = { ...driftSpecOf(config, process.cwd(), window.from, window.to, opts.strategy), balances, venue };
+    return { ...(await runDriftInGuests(spec, src, guests)), ...('runs' in window ? { span: window } : {}) };
+  };
   if (opts.records !== undefined) {
     if (opts.venueCheck === true) throw new BacktestInputError('--venue-check cannot be combined with --records (a snapshot of a daemon without a venue to ask)', { field: 'records' });
-    return runDriftInGuests(spec, await readRecordsSnapshot(opts.records), guests);
+    return check(await readRecordsSnapshot(opts.records));
   }
   const store = await openAccountStore(config, env, 'tradebot drift');
   try {
@@ -108,10 +117,18 @@ export async function driftFromConfig(config: FrozenConfig, opts: Pick<DriftCliO
     const venue = opts.venueCheck === true ? new HttpExchangeClient({
       baseUrl: venueUrl!, primaryRegion: 'global', nonceSource: new InMemoryNonceSource({ clock }), limiter: new InMemoryRateLimiter({ clock }), clock, timeoutMs: config.exchange.timeoutMs, dialect: config.exchange.dialect,
     }) : undefined;
-    return await runDriftInGuests({ ...spec, venue }, { log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) }, guests);
+    return await check({ log: new RedisDeploymentLog(store.redis, store.keys), journal: new RedisOrderStore({ redis: store.redis, keys: store.keys }) }, venue);
   } finally {
     await store.close();
   }
+}
+
+/** --from/--to together, or a run (--run, default the last one). */
+function windowOf(opts: Pick<DriftCliOptions, 'from' | 'to' | 'run'>): { run: string } | { from: number; to: number } {
+  if (opts.from === undefined && opts.to === undefined) return { run: opts.run ?? 'last' };
+  if (opts.run !== undefined) throw new BacktestInputError('--run cannot be combined with --from/--to: it sets the window itself', { field: 'run' });
+  if (opts.from === undefined || opts.to === undefined) throw new BacktestInputError(`${opts.from === undefined ? '--to needs --from' : '--from needs --to'} (or neither: the window of the last run)`, { field: opts.from === undefined ? 'from' : 'to' });
+  return { from: parseTime(opts.from, '--from'), to: parseTime(opts.to, '--to') };
 }
 
 function summary(r: DriftResult, threshold: number): string {
@@ -119,6 +136,7 @@ function summary(r: DriftResult, threshold: number): string {
   const line = (name: string, counts: Record<string, number>): string => `${name}: ${Object.entries(counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`;
   return [
     `drift ${new Date(r.from * 1000).toISOString()} .. ${new Date(r.to * 1000).toISOString()}: ${r.candlesRecorded} candles recorded, ${c.matched} orders matched`,
+    ...(r.askedFrom === undefined ? [] : [`(asked from ${new Date(r.askedFrom * 1000).toISOString()}: the deployment's records begin later)`]),
     line('only live', c.onlyLive), line('only replay', c.onlyReplay), line('different', c.different),
     ...r.strategies.map((s) => `${s.strategy} ${s.version} (params from the ${s.paramsFrom}): PnL live - replay ${s.pnlDifference.toFixed(8)} ${s.quoteCurrency}${s.versionMatches ? '' : `; WARNING: live ran version ${s.liveVersions.join(', ')}`}`),
     `downtime windows: ${r.downtime.length}; corrected candles: ${r.corrected === null ? 'not checked' : r.corrected.length}`,

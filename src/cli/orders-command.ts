@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
 import { ConfigError } from '../domain/errors';
 import { isOrderStatus, LIVE_STATUSES } from '../domain/order-state';
-import { wallToMarket } from '../drift/outcomes';
+import { marketMsOf, wallToMarket } from '../drift/outcomes';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import type { OrderRecord } from '../store/order-store-port';
 import { RedisOrderStore } from '../store/order-store';
@@ -63,9 +63,13 @@ export async function listOrders(opts: OrdersOptions, env: NodeJS.ProcessEnv): P
     const scan = status === undefined ? limit : Math.max(limit * 20, 1000);
     const all = opts.strategy === undefined ? await journal.listAll(scan) : await journal.listByStrategy(opts.strategy, scan);
     const matches = all.filter((r) => status === undefined || (status === 'live' ? LIVE_STATUSES.has(r.status) : r.status === status));
-    // The runs' start and heartbeat marks carry both clocks: the same mapping the drift check uses.
+    // The journal's own market time; older records by the runs' marks (both clocks), as the drift check reads them.
     const toMarketMs = wallToMarket(await new RedisDeploymentLog(store.redis, store.keys).runs(0, Number.MAX_SAFE_INTEGER));
-    return matches.slice(0, limit).map((r) => ({ ...r, createdMarketMs: roundMs(toMarketMs(r.createdAtMs)) }));
+    return matches.slice(0, limit).map((r) => {
+      // The creation step, unless the bounded history dropped it.
+      const created = r.history[0]?.atMs === r.createdAtMs ? r.history[0] : { atMs: r.createdAtMs };
+      return { ...r, createdMarketMs: roundMs(marketMsOf(created, toMarketMs)) };
+    });
   } finally {
     await store.close();
   }

@@ -13,6 +13,8 @@ export interface DriftEvidence {
   readonly corrected: (market: string, interval: Interval, time: number) => boolean;
   /** The rule by which the replay denied (or its venue rejected) an intent of this candle, if it did. */
   readonly replayDenied?: ((strategy: string, market: string, candleTime: number) => string | undefined) | undefined;
+  /** How the version or parameters live ran for this intent differ from the replay's, if they do. */
+  readonly versionChange?: ((d: Unclassified) => string | undefined) | undefined;
   /** What the strategy carried into the window on the market (a position, open orders), which the replay does not recreate. */
   readonly carried?: ((strategy: string, market: string) => string | undefined) | undefined;
 }
@@ -27,7 +29,7 @@ const DENIED = new Set<RecordedDecision['outcome']>(['denied', 'error', 'rejecte
 
 /**
  * The classifier of docs/drift.md ("Causes"), first match wins:
- *   daemon down -> denied live -> data -> latency -> fill model -> follows an earlier explained difference -> unexplained.
+ *   daemon down -> denied live -> version change -> data -> latency -> fill model -> follows an earlier explained difference -> unexplained.
  */
 export function classifier(ev: DriftEvidence): Classifier {
   return (d, earlier) => {
@@ -47,6 +49,8 @@ export function classifier(ev: DriftEvidence): Classifier {
     if (d.kind === 'only_replay' && denied !== undefined) {
       return { cause: 'denied_live', detail: `live ${denied.outcome === 'rejected' ? 'the venue rejected it' : `denied it: ${denied.rule ?? denied.outcome}`}` };
     }
+    const change = ev.versionChange?.(d);
+    if (change !== undefined) return { cause: 'version_change', detail: change };
     if (ev.corrected(d.market, interval, d.candleTime)) return { cause: 'data', detail: 'the venue now serves this candle differently from what the daemon acted on' };
     const fillOnly = d.kind === 'different' && d.fields.every((f) => FILL_FIELDS.has(f));
     const accepted = decisions.find((x) => !DENIED.has(x.outcome));

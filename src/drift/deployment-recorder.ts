@@ -30,6 +30,7 @@ export class DeploymentRecorder {
   readonly runId: string;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  private readonly liveVersions = new Map<string, string>();
 
   constructor(private readonly o: DeploymentRecorderOptions) {
     this.runId = `${hostname().replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${process.pid}-${o.wallClock.nowMs()}`;
@@ -79,6 +80,13 @@ export class DeploymentRecorder {
       marketMs: this.o.marketClock.nowMs(),
     };
     this.write(this.o.log.recordDecision(decision));
+  }
+
+  /** The live version of a strategy (at start and after each reload, promotion, rollback): recorded when it changes. */
+  onLiveVersion(strategy: string, version: string): void {
+    if (this.liveVersions.get(strategy) === version) return;
+    this.liveVersions.set(strategy, version);
+    this.write(this.o.log.recordVersion({ strategy, version, marketMs: this.o.marketClock.nowMs() }));
   }
 
   /** Intents dropped by the staleness guard (computed on a candle older than one interval). */

@@ -10,6 +10,7 @@ import { resolveIsolation, strategyReadable } from '../strategy/guest/sandbox';
 import { fromWire } from '../strategy/guest/wire';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
 import { privateDir, writeDriftJob } from './drift-job';
+import { clipToRecords, NothingRecordedError } from './recorded-window';
 import { buildRecordsSnapshot } from './records-snapshot';
 import { ANCHOR_LOOKBACK_CANDLES, tally, type DriftResult, type DriftSources, type DriftSpec, type StrategyDrift } from './run-drift';
 
@@ -47,8 +48,12 @@ const ENTRY = path.join(__dirname, `drift-guest${path.extname(__filename)}`);
  * venue's history; each guest gets a file with its strategy's records alone, reads its own module and
  * nothing else, and answers the result. Strategy code never runs where the secrets and connections are.
  */
-export async function runDriftInGuests(spec: DriftSpec, src: DriftSources, o: DriftGuestOptions): Promise<GuestDrift> {
-  if (!(spec.to > spec.from)) throw new BacktestInputError('--to must be after --from', { field: 'to' });
+export async function runDriftInGuests(asked: DriftSpec, src: DriftSources, o: DriftGuestOptions): Promise<GuestDrift> {
+  if (!(asked.to > asked.from)) throw new BacktestInputError('--to must be after --from', { field: 'to' });
+  // Given balances need no record; otherwise the window begins where the records do.
+  const window = asked.balances !== undefined ? { from: asked.from, to: asked.to } : await clipToRecords(src.log, asked.from, asked.to);
+  if (window === null) throw new NothingRecordedError(asked.from, asked.to);
+  const spec = { ...asked, from: window.from };
   // The run alive at `from`: each replay may warm up from its start (one answer for every strategy).
   const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
   const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
@@ -84,7 +89,7 @@ export async function runDriftInGuests(spec: DriftSpec, src: DriftSources, o: Dr
   } finally {
     await dir.remove();
   }
-  return { result: merge(spec, results, corrections), cpuSeconds };
+  return { result: { ...merge(spec, results, corrections), ...(window.askedFrom === undefined ? {} : { askedFrom: window.askedFrom }) }, cpuSeconds };
 }
 
 async function venueCheck(spec: DriftSpec, src: DriftSources, markets: readonly string[], interval: StrategyDrift['interval']): Promise<CorrectedCandle[]> {

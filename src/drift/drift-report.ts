@@ -30,7 +30,7 @@ function curveJson(curve: readonly EquityPoint[]): [number, string][] {
 export function driftJson(r: DriftResult, threshold: number): Record<string, unknown> {
   return {
     format: DRIFT_REPORT_FORMAT,
-    window: { from: r.from, to: r.to },
+    window: { from: r.from, to: r.to, ...(r.askedFrom === undefined ? {} : { askedFrom: r.askedFrom }) },
     verdict: { unexplained: r.unexplained, threshold, ok: r.unexplained <= threshold },
     counts: r.counts,
     candlesRecorded: r.candlesRecorded,

@@ -8,9 +8,10 @@ import type { OrderSide } from '../domain/order';
  * - latency: live's order reached the venue after its candle's next one had half run
  * - fill_model: same order, different fills (partial fill, gap, OCO leg): the simulator's fill model is not the venue
  * - data: the recorded candle differs from the venue's history for it (a corrected candle)
+ * - version_change: live ran another version or other parameters of the strategy than the replay (a reload, promote, rollback or restart with changed code)
  * - unexplained: none of the above
  */
-export const DRIFT_CAUSES = ['daemon_down', 'denied_live', 'latency', 'fill_model', 'data', 'unexplained'] as const;
+export const DRIFT_CAUSES = ['daemon_down', 'denied_live', 'latency', 'fill_model', 'data', 'version_change', 'unexplained'] as const;
 export type DriftCause = (typeof DRIFT_CAUSES)[number];
 
 /** One intent as it turned out, on one side (live from the journal, replay from the backtest). */
@@ -29,6 +30,9 @@ export interface IntentOutcome {
   readonly fee: Decimal;
   /** Market time (Unix s) of the first fill, when one happened and its time is known. */
   readonly firstFillSec?: number | undefined;
+  /** Live only: the strategy version and parameters (canonical JSON) the journal says placed it. */
+  readonly version?: string | undefined;
+  readonly params?: string | undefined;
 }
 
 export type DifferenceKind = 'only_live' | 'only_replay' | 'different';

@@ -2,7 +2,7 @@ import { Decimal } from '../domain/decimal';
 import type { BacktestFill } from '../backtest/report';
 import type { OrderLogEntry } from '../backtest/replay/order-log';
 import type { DaemonRun } from '../store/deployment-log-port';
-import type { OrderRecord } from '../store/order-store-port';
+import type { OrderRecord, OrderTransitionEntry } from '../store/order-store-port';
 import type { IntentOutcome } from './drift-types';
 
 const ZERO = new Decimal(0);
@@ -26,6 +26,11 @@ export function wallToMarket(runs: readonly DaemonRun[]): (atMs: number) => numb
   };
 }
 
+/** A journal step's market time: as journaled, else estimated from the runs' marks (records from before it was kept). */
+export function marketMsOf(entry: Pick<OrderTransitionEntry, 'atMs' | 'marketMs'>, toMarketMs: (atMs: number) => number | undefined): number | undefined {
+  return entry.marketMs ?? toMarketMs(entry.atMs);
+}
+
 /** Journal records (one per order, two per OCO) -> one outcome per intent. */
 export function liveOutcomes(records: readonly OrderRecord[], toMarketMs: (atMs: number) => number | undefined): IntentOutcome[] {
   const groups = new Map<string, OrderRecord[]>();
@@ -45,13 +50,14 @@ export function liveOutcomes(records: readonly OrderRecord[], toMarketMs: (atMs:
       filledMoney = filledMoney.plus(leg.filledMoney);
       fee = fee.plus(leg.fee);
       const fill = leg.history.find((h) => h.to === 'partially_filled' || h.to === 'filled');
-      const at = fill === undefined ? undefined : toMarketMs(fill.atMs);
+      const at = fill === undefined ? undefined : marketMsOf(fill, toMarketMs);
       if (at !== undefined && (firstFillMs === undefined || at < firstFillMs)) firstFillMs = at;
     }
     out.push({
       intentId, strategy: main.strategy, market: main.market, candleTime: main.candleTime, kind: main.kind === 'stop_limit' ? 'stop_limit' : 'oco',
       side: main.side, amount: new Decimal(main.amount), price: new Decimal(main.price), filledAmount, filledMoney, fee,
       firstFillSec: firstFillMs === undefined ? undefined : Math.floor(firstFillMs / 1000),
+      version: main.strategyVersion, params: main.strategyParams,
     });
   }
   return out;

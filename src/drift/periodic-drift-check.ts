@@ -2,6 +2,8 @@ import type { Clock } from '../core/clock';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
 import type { GuestDrift } from './drift-in-guests';
+import { NothingRecordedError } from './recorded-window';
+import { SETTLE_MARGIN_SEC } from './run-span';
 import type { DriftResult } from './run-drift';
 
 export interface PeriodicDriftCheckOptions {
@@ -13,15 +15,8 @@ export interface PeriodicDriftCheckOptions {
   readonly maxUnexplained: number;
   readonly metrics: Metrics;
   readonly log: Logger;
-  /** Windows start no earlier than this (Unix s, market time): nothing was recorded before it (memory records start with the process). */
-  readonly notBefore?: number | undefined;
 }
 
-/**
- * Minutes at the end of the window left out: the newest candle's orders may still be on their way,
- * and its fills not yet reconciled into the journal.
- */
-const SETTLE_MARGIN_SEC = 120;
 /**
  * The daemon's own drift check, run every `drift.intervalMinutes` over the last window: each strategy
  * replayed in a guest process of its own at a lower CPU priority (runDriftInGuests), so the replay never
@@ -44,13 +39,17 @@ export class PeriodicDriftCheck {
       return;
     }
     const to = Math.floor((this.o.marketClock.nowMs() / 1000 - SETTLE_MARGIN_SEC) / 60) * 60;
-    const from = Math.max(to - this.o.windowMinutes * 60, this.o.notBefore === undefined ? 0 : Math.ceil(this.o.notBefore / 60) * 60 + 60);
-    if (from >= to) return; // not enough recorded yet
+    // A window reaching before the records (the first run's first minutes) is clipped by the check itself.
+    const from = to - this.o.windowMinutes * 60;
     this.busy = true;
     this.o.run(from, to, this.stopping.signal).then((done) => {
       this.record(done.result, done.cpuSeconds, from, to);
     }, (err: unknown) => {
       if (this.stopping.signal.aborted) return;
+      if (err instanceof NothingRecordedError) {
+        this.o.log.info({ from, to }, 'drift check skipped: nothing recorded in the window yet');
+        return;
+      }
       this.o.metrics.driftChecks.inc({ verdict: 'error' });
       this.o.log.warn({ from, to, error: (err instanceof Error ? err.message : String(err)).slice(0, 500) }, 'drift check failed');
     }).finally(() => {
@@ -63,7 +62,9 @@ export class PeriodicDriftCheck {
     this.stopping.abort();
   }
 
-  private record(report: DriftResult, cpuSeconds: number, from: number, to: number): void {
+  private record(report: DriftResult, cpuSeconds: number, askedFrom: number, to: number): void {
+    // The window as checked: it begins where the records do when the run began inside it.
+    const from = report.from;
     const m = this.o.metrics;
     m.driftChecks.inc({ verdict: report.unexplained <= this.o.maxUnexplained ? 'ok' : 'drift' });
     m.driftUnexplained.set(report.unexplained);
@@ -83,6 +84,6 @@ export class PeriodicDriftCheck {
     const log = report.unexplained > this.o.maxUnexplained ? this.o.log.warn.bind(this.o.log) : this.o.log.info.bind(this.o.log);
     // The first few unexplained ones in the log line: where to start reading (the full report: tradebot drift --out).
     const unexplained = report.strategies.flatMap((s) => s.differences.filter((d) => d.cause === 'unexplained').map((d) => `${s.strategy} ${d.market} ${d.candleTime} ${d.kind}: ${d.detail}`)).slice(0, 5);
-    log({ from, to, unexplained: report.unexplained, cpuSeconds, ...(unexplained.length > 0 ? { first: unexplained } : {}) }, 'drift check done');
+    log({ from, to, ...(from === askedFrom ? {} : { clippedFrom: askedFrom }), unexplained: report.unexplained, cpuSeconds, ...(unexplained.length > 0 ? { first: unexplained } : {}) }, 'drift check done');
   }
 }

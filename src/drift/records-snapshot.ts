@@ -14,6 +14,8 @@ export interface RecordsSnapshot {
   readonly decisions: Awaited<ReturnType<DeploymentLog['decisions']>>;
   readonly balances: NonNullable<Awaited<ReturnType<DeploymentLog['balancesAt']>>>[];
   readonly runs: Awaited<ReturnType<DeploymentLog['runs']>>;
+  /** Absent in snapshots written before versions were recorded. */
+  readonly versions?: Awaited<ReturnType<DeploymentLog['versions']>> | undefined;
   readonly orders: readonly OrderRecord[];
 }
 
@@ -46,7 +48,8 @@ export async function buildRecordsSnapshot(log: DeploymentLog, journal: Pick<Ord
   for (const name of scope.strategies) orders.push(...(await journal.listByStrategy(name, JOURNAL_SCAN)).filter((r) => r.candleTime < scope.to));
   return {
     format: 1, candles, decisions: await log.decisions(since, scope.to), balances: [...balances.values()],
-    runs: await log.runs(since * 1000, scope.to * 1000), orders,
+    runs: await log.runs(since * 1000, scope.to * 1000),
+    versions: (await log.versions(scope.to * 1000)).filter((v) => scope.strategies.includes(v.strategy)), orders,
   };
 }
 
@@ -67,6 +70,7 @@ export async function snapshotSources(s: RecordsSnapshot, where: string): Promis
   for (const c of s.candles) await log.recordCandle(c);
   for (const d of s.decisions) await log.recordDecision(d);
   for (const b of s.balances) await log.recordBalances(b);
+  for (const v of s.versions ?? []) await log.recordVersion(v);
   for (const r of s.runs) {
     await log.markRun({ runId: r.runId, event: 'start', marketMs: r.startedMarketMs, atMs: r.startedAtMs });
     await log.markRun({ runId: r.runId, event: 'heartbeat', marketMs: r.lastSeenMarketMs, atMs: r.lastSeenAtMs });

@@ -11,13 +11,14 @@ import { strategyVersion } from '../strategy/strategy-version';
 import type { DeploymentLog, RecordedCandle, RecordedDecision } from '../store/deployment-log-port';
 import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import { classifier } from './classify-difference';
+import { versionChangeOf } from './version-change';
 import { compareOutcomes } from './compare-outcomes';
 import { downtimeWindows, type DowntimeWindow } from './downtime';
 import { DRIFT_CAUSES, type DriftCause, type DriftDifference, type IntentOutcome } from './drift-types';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
 import { flatAnchor } from './flat-anchor';
 import { FINAL_STATUSES } from '../domain/order-state';
-import { liveFills, liveOutcomes, replayOutcomes, wallToMarket } from './outcomes';
+import { liveFills, liveOutcomes, marketMsOf, replayOutcomes, wallToMarket } from './outcomes';
 
 /** One deployed strategy as the daemon's config enables it. */
 export interface DeployedStrategy {
@@ -78,6 +79,8 @@ export interface StrategyDrift {
 
 export interface DriftResult {
   readonly from: number;
+  /** The window's asked start when the records begin later (the result covers from `from`). */
+  readonly askedFrom?: number | undefined;
   readonly to: number;
   readonly downtime: readonly DowntimeWindow[];
   readonly strategies: readonly StrategyDrift[];
@@ -103,6 +106,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
   const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
   const downtime = downtimeWindows(runs, spec.from * 1000, spec.to * 1000);
   const decisions = indexDecisions(await src.log.decisions(spec.from, spec.to));
+  const liveVersions = await src.log.versions(spec.to * 1000);
   const cache: StrategyCache = new Map();
   const strategies: StrategyDrift[] = [];
   const corrected: CorrectedCandle[] = [];
@@ -176,6 +180,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
       decisions: (st, m, t) => seen.decisions.get(`${st}|${m}|${t}`) ?? [],
       corrected: (m, _i, t) => fixed.has(`${m}|${t}`),
       carried: (_st, m) => carriedState(all.filter((r) => r.market === m && r.candleTime < anchor), anchor, toMarketBack),
+      versionChange: versionChangeOf(version, identity.paramsText, liveVersions.filter((v) => v.strategy === s.name), step),
       replayDenied: (st, m, t) => outcome.replay.orders.find((o) => o.strategy === st && o.market === m && o.candleTime === t && (o.outcome === 'denied' || o.outcome === 'rejected'))?.rule,
     }), spec.from);
     const candles = Object.fromEntries(markets.map((m) => [m, inWindow(m).map(toCandle)]));
@@ -200,11 +205,12 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
 }
 
 /** The versions and the (newest) parameters the journal's records carry; records from before they were journaled have none. */
-function journalIdentity(records: readonly OrderRecord[]): { versions: string[]; params: Record<string, unknown> | undefined } {
+function journalIdentity(records: readonly OrderRecord[]): { versions: string[]; params: Record<string, unknown> | undefined; paramsText: string | undefined } {
   const versions = [...new Set(records.flatMap((r) => (r.strategyVersion === undefined ? [] : [r.strategyVersion])))];
   const newest = [...records].sort((a, b) => b.candleTime - a.candleTime).find((r) => r.strategyParams !== undefined);
   const parsed: unknown = newest?.strategyParams === undefined ? undefined : JSON.parse(newest.strategyParams);
-  return { versions, params: parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined };
+  const params = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  return { versions, params, paramsText: params === undefined ? undefined : newest?.strategyParams };
 }
 
 /**
@@ -235,7 +241,7 @@ function firstLiveCandle(perMarket: readonly (readonly RecordedCandle[])[], star
 /** When a finished order finished, on the market clock: its last transition. */
 function endedAt(r: OrderRecord, toMarket: (atMs: number) => number | undefined): number | undefined {
   const last = r.history[r.history.length - 1];
-  return last === undefined ? undefined : toMarket(last.atMs);
+  return last === undefined ? undefined : marketMsOf(last, toMarket);
 }
 
 function unfilled(o: IntentOutcome): IntentOutcome {

@@ -72,7 +72,7 @@ export class TradingKernel {
 
   constructor(private readonly o: TradingKernelOptions) {
     const leaseStore = new InMemoryLeaseStore(o.wallClock);
-    this.journal = new InMemoryOrderStore(leaseStore, o.wallClock);
+    this.journal = new InMemoryOrderStore(leaseStore, o.wallClock, o.marketClock);
     this.leases = new LeaseKeeper({ store: leaseStore, owner: OWNER, ttlMs: LEASE_TTL_MS });
     const core = buildKernelCore({
       store: this.journal, marketClock: o.marketClock, risk: { limits: o.risk }, lastPrice: o.lastPrice,

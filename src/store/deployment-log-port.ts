@@ -20,6 +20,12 @@ export interface DeploymentLog {
   recordBalances(snapshot: RecordedBalances): Promise<void>;
   /** The newest snapshot taken at or before `marketMs`. */
   balancesAt(marketMs: number): Promise<RecordedBalances | undefined>;
+  /** The oldest snapshot taken at or after `marketMs`: where the records of a deployment begin. */
+  firstBalancesFrom(marketMs: number): Promise<RecordedBalances | undefined>;
+  /** A strategy's live version from `marketMs` on (each start, reload, promotion, rollback). */
+  recordVersion(v: RecordedVersion): Promise<void>;
+  /** The live versions recorded up to `toMarketMs`, oldest first (a window's version at its start is the last one before it). */
+  versions(toMarketMs: number): Promise<RecordedVersion[]>;
   /** Start, heartbeat or stop of one daemon run. */
   markRun(mark: RunMark): Promise<void>;
   /** Runs that overlap [fromMarketMs, toMarketMs], oldest first. */
@@ -67,6 +73,14 @@ export interface RecordedBalances {
   readonly balances: Readonly<Record<string, { readonly available: string; readonly freeze: string }>>;
   /** The collateral account (where OCOs hold their margin): what each asset holds. */
   readonly collateral?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Which version of a strategy traded from when: a drift replay of another version explains no difference. */
+export interface RecordedVersion {
+  readonly strategy: string;
+  readonly marketMs: number;
+  /** The content hash of its module sources (the journal's strategyVersion). */
+  readonly version: string;
 }
 
 export interface RunMark {

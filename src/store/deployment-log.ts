@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { Interval } from '../domain/candle';
 import {
   DEFAULT_DEPLOYMENT_LOG_LIMITS, candleLine, overlaps, runFromFields, runMarkFields,
-  type DaemonRun, type DeploymentLog, type DeploymentLogLimits, type RecordedBalances, type RecordedCandle, type RecordedDecision, type RunMark,
+  type DaemonRun, type DeploymentLog, type DeploymentLogLimits, type RecordedBalances, type RecordedCandle, type RecordedDecision, type RecordedVersion, type RunMark,
 } from './deployment-log-port';
 import type { StoreKeys } from './keys';
 import { withStore } from './redis';
@@ -53,6 +53,21 @@ export class RedisDeploymentLog implements DeploymentLog {
   async balancesAt(marketMs: number): Promise<RecordedBalances | undefined> {
     const lines = await withStore('balancesAt', () => this.redis.zrevrangebyscore(this.keys.driftBalances(), marketMs, '-inf', 'LIMIT', 0, 1));
     return lines[0] === undefined ? undefined : (JSON.parse(lines[0]) as RecordedBalances);
+  }
+
+  async firstBalancesFrom(marketMs: number): Promise<RecordedBalances | undefined> {
+    const lines = await withStore('firstBalancesFrom', () => this.redis.zrangebyscore(this.keys.driftBalances(), marketMs, '+inf', 'LIMIT', 0, 1));
+    return lines[0] === undefined ? undefined : (JSON.parse(lines[0]) as RecordedBalances);
+  }
+
+  async recordVersion(v: RecordedVersion): Promise<void> {
+    await withStore('recordVersion', () =>
+      this.scripts.appendRecord(this.keys.driftVersions(), v.marketMs, JSON.stringify(v), v.marketMs - this.limits.retentionSec * 1000, this.limits.maxEntries, false));
+  }
+
+  async versions(toMarketMs: number): Promise<RecordedVersion[]> {
+    const lines = await withStore('versions', () => this.redis.zrangebyscore(this.keys.driftVersions(), '-inf', toMarketMs));
+    return lines.map((l) => JSON.parse(l) as RecordedVersion);
   }
 
   async markRun(mark: RunMark): Promise<void> {

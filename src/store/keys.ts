@@ -143,6 +143,11 @@ export class StoreKeys {
     return this.key('drift', 'balances');
   }
 
+  /** ZSET (score = market ms): each strategy's live version from then on (drift check: version changes). */
+  driftVersions(): string {
+    return this.key('drift', 'versions');
+  }
+
   /** ZSET (score = start, market ms): the daemon's runs, by run id. */
   driftRuns(): string {
     return this.key('drift', 'runs');

@@ -1,4 +1,5 @@
 import { isValidClientOrderId } from '../core/client-order-id';
+import type { Clock } from '../core/clock';
 import { checkedDecimalText, Decimal, parseDecimal } from '../domain/decimal';
 import { RequestValidationError, StoreUnavailableError } from '../domain/errors';
 import { isOrderStatus, type OrderEventType, type OrderStatus } from '../domain/order-state';
@@ -81,9 +82,25 @@ export function patchFields(patch: OrderPatch, nowMs: number): RecordFields {
   return fields;
 }
 
-export function historyEntry(atMs: number, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): string {
-  const entry: OrderTransitionEntry = reason === undefined ? { atMs, event, from, to } : { atMs, event, from, to, reason };
-  return JSON.stringify(entry);
+/** When a journal step happened, on both clocks. */
+export interface JournalTime {
+  readonly atMs: number;
+  readonly marketMs: number;
+}
+
+/** The journal's two clocks read once for one step. */
+export function journalTime(wall: Clock, market: Clock): JournalTime {
+  return { atMs: wall.nowMs(), marketMs: market.nowMs() };
+}
+
+export function transitionEntry(at: JournalTime, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): OrderTransitionEntry {
+  const entry = { atMs: at.atMs, marketMs: at.marketMs, event, from, to };
+  return reason === undefined ? entry : { ...entry, reason };
+}
+
+/** The history entry as the Redis list stores it (one JSON line). */
+export function historyEntry(at: JournalTime, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): string {
+  return JSON.stringify(transitionEntry(at, event, from, to, reason));
 }
 
 /** Flattens fields for a Lua ARGV tail: field, value, field, value ... */

@@ -48,7 +48,14 @@ export interface NewOrderRecord {
 
 /** One entry of a record's bounded history (oldest first). `event` is `record` for the creation. */
 export interface OrderTransitionEntry {
+  /** Wall time of the step (leases, in-flight windows). */
   readonly atMs: number;
+  /**
+   * Market time of the step: the simulator's clock in paper mode, the wall clock live. Drift reads
+   * fill times from it (a wall-to-market estimate from the run's marks is off by every pause of the
+   * simulator's clock). Absent on records journaled before it was kept.
+   */
+  readonly marketMs?: number;
   readonly event: OrderEventType | 'record';
   readonly from: OrderStatus | null;
   readonly to: OrderStatus;

@@ -5,7 +5,7 @@ import { canTransition, isOrderStatus, LIVE_STATUSES, nextStatus, type OrderEven
 import type { MarketName } from '../domain/market';
 import { StoreKeys } from './keys';
 import type { Lease } from './lease-store-port';
-import { flatten, historyEntry, newRecordFields, parseRecord, patchFields } from './order-record';
+import { flatten, historyEntry, journalTime, newRecordFields, parseRecord, patchFields } from './order-record';
 import {
   DEFAULT_MAX_CAS_RETRIES,
   HISTORY_MAX,
@@ -26,6 +26,8 @@ export interface RedisOrderStoreOptions {
   readonly keys: StoreKeys;
   /** Stamps createdAt/updatedAt/history (injected so tests and backtests control time). */
   readonly clock?: Clock;
+  /** Stamps each history entry's market time (the simulator's clock in paper mode); default `clock`. */
+  readonly marketClock?: Clock;
   readonly maxCasRetries?: number;
   readonly historyMax?: number;
 }
@@ -46,6 +48,7 @@ export class RedisOrderStore implements OrderStore {
   private readonly redis: Redis;
   private readonly keys: StoreKeys;
   private readonly clock: Clock;
+  private readonly marketClock: Clock;
   private readonly scripts: StoreScripts;
   private readonly maxCasRetries: number;
   private readonly historyMax: number;
@@ -54,6 +57,7 @@ export class RedisOrderStore implements OrderStore {
     this.redis = opts.redis;
     this.keys = opts.keys;
     this.clock = opts.clock ?? new SystemClock();
+    this.marketClock = opts.marketClock ?? this.clock;
     this.scripts = storeScripts(opts.redis);
     this.maxCasRetries = opts.maxCasRetries ?? DEFAULT_MAX_CAS_RETRIES;
     this.historyMax = opts.historyMax ?? HISTORY_MAX;
@@ -71,13 +75,14 @@ export class RedisOrderStore implements OrderStore {
   }
 
   private async record(input: NewOrderRecord, lease: Lease | undefined): Promise<RecordResult> {
-    const now = this.clock.nowMs();
+    const at = journalTime(this.clock, this.marketClock);
+    const now = at.atMs;
     const fields = newRecordFields(input, now);
     // recordSubmit folds the intent and the `send` event into one step; the table says where that lands.
     const status: OrderStatus = lease ? nextStatus('pending', 'send') : 'pending';
     fields['status'] = status;
     if (lease) fields['fencingToken'] = String(lease.token);
-    const entry = lease ? historyEntry(now, 'send', 'pending', status) : historyEntry(now, 'record', null, status);
+    const entry = lease ? historyEntry(at, 'send', 'pending', status) : historyEntry(at, 'record', null, status);
     const k = this.keys;
     const cid = input.clientOrderId;
     const reply = await withStore('recordOrder', () =>
@@ -118,15 +123,15 @@ export class RedisOrderStore implements OrderStore {
   }
 
   private compareAndSet(cid: string, event: OrderEventType, from: OrderStatus, to: OrderStatus, patch: OrderPatch, lease: Lease | undefined): Promise<ScriptReply> {
-    const now = this.clock.nowMs();
+    const at = journalTime(this.clock, this.marketClock);
     const k = this.keys;
-    const fields = patchFields(patch, now);
+    const fields = patchFields(patch, at.atMs);
     const leaseKey = lease ? k.lease(lease.strategy, lease.market) : k.lease('-', '-');
     return withStore('transitionOrder', () =>
       this.scripts.transitionOrder(
         [k.order(cid), k.orderHistory(cid), k.liveOrders(), k.liveCounts(), leaseKey],
         [
-          cid, from, to, LIVE_STATUSES.has(to) ? '1' : '0', historyEntry(now, event, from, to, patch.reason), this.historyMax,
+          cid, from, to, LIVE_STATUSES.has(to) ? '1' : '0', historyEntry(at, event, from, to, patch.reason), this.historyMax,
           lease ? fenceOf(lease) : '', lease ? StoreKeys.scopeId(lease.strategy, lease.market) : '',
           ...flatten(fields),
         ],

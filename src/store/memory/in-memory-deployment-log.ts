@@ -1,7 +1,7 @@
 import type { Interval } from '../../domain/candle';
 import {
   DEFAULT_DEPLOYMENT_LOG_LIMITS, overlaps, runFromFields, runMarkFields,
-  type DaemonRun, type DeploymentLog, type DeploymentLogLimits, type RecordedBalances, type RecordedCandle, type RecordedDecision, type RunMark,
+  type DaemonRun, type DeploymentLog, type DeploymentLogLimits, type RecordedBalances, type RecordedCandle, type RecordedDecision, type RecordedVersion, type RunMark,
 } from '../deployment-log-port';
 
 /** A time-ordered list with the Redis log's rules: first record per time wins (when asked), retention and a cap. */
@@ -27,6 +27,10 @@ class TimeLog<T> {
     return this.items.filter((x) => x.score >= from && x.score < toExclusive).map((x) => x.value);
   }
 
+  atOrAfter(score: number): T | undefined {
+    return this.items.find((x) => x.score >= score)?.value;
+  }
+
   atOrBefore(score: number): T | undefined {
     for (let i = this.items.length - 1; i >= 0; i--) if (this.items[i]!.score <= score) return this.items[i]!.value;
     return undefined;
@@ -38,11 +42,13 @@ export class InMemoryDeploymentLog implements DeploymentLog {
   private readonly candleLogs = new Map<string, TimeLog<RecordedCandle>>();
   private readonly decisionLog: TimeLog<RecordedDecision>;
   private readonly balanceLog: TimeLog<RecordedBalances>;
+  private readonly versionLog: TimeLog<RecordedVersion>;
   private readonly runFields = new Map<string, Record<string, string>>();
 
   constructor(private readonly limits: DeploymentLogLimits = DEFAULT_DEPLOYMENT_LOG_LIMITS) {
     this.decisionLog = new TimeLog(limits, 1);
     this.balanceLog = new TimeLog(limits, 1000);
+    this.versionLog = new TimeLog(limits, 1000);
   }
 
   async recordCandle(c: RecordedCandle): Promise<boolean> {
@@ -70,6 +76,18 @@ export class InMemoryDeploymentLog implements DeploymentLog {
 
   async balancesAt(marketMs: number): Promise<RecordedBalances | undefined> {
     return this.balanceLog.atOrBefore(marketMs);
+  }
+
+  async firstBalancesFrom(marketMs: number): Promise<RecordedBalances | undefined> {
+    return this.balanceLog.atOrAfter(marketMs);
+  }
+
+  async recordVersion(v: RecordedVersion): Promise<void> {
+    this.versionLog.add(v.marketMs, v, false);
+  }
+
+  async versions(toMarketMs: number): Promise<RecordedVersion[]> {
+    return this.versionLog.range(-Infinity, toMarketMs + 1);
   }
 
   async markRun(mark: RunMark): Promise<void> {

@@ -4,7 +4,7 @@ import type { MarketName } from '../../domain/market';
 import { LIVE_STATUSES, nextStatus, type OrderEventType, type OrderStatus } from '../../domain/order-state';
 import { StoreKeys } from '../keys';
 import type { Lease } from '../lease-store-port';
-import { newRecordFields, parseRecord, patchFields } from '../order-record';
+import { journalTime, newRecordFields, parseRecord, patchFields, transitionEntry } from '../order-record';
 import {
   HISTORY_MAX,
   type LiveCount,
@@ -53,6 +53,8 @@ export class InMemoryOrderStore implements OrderStore {
   constructor(
     private readonly leases: InMemoryLeaseStore,
     private readonly clock: Clock = new SystemClock(),
+    /** Stamps each history entry's market time (the simulator's clock); default `clock`. */
+    private readonly marketClock: Clock = clock,
     private readonly historyMax: number = HISTORY_MAX,
   ) {}
 
@@ -68,8 +70,8 @@ export class InMemoryOrderStore implements OrderStore {
   }
 
   private record(input: NewOrderRecord, lease: Lease | undefined): RecordResult {
-    const now = this.clock.nowMs();
-    const fields = newRecordFields(input, now);
+    const at = journalTime(this.clock, this.marketClock);
+    const fields = newRecordFields(input, at.atMs);
     const scope = fields['scope'] as string;
     if (lease) this.checkFence(lease, scope, input.clientOrderId);
     const existing = this.orders.get(input.clientOrderId);
@@ -77,7 +79,7 @@ export class InMemoryOrderStore implements OrderStore {
     const status: OrderStatus = lease ? nextStatus('pending', 'send') : 'pending';
     fields['status'] = status;
     if (lease) fields['fencingToken'] = String(lease.token);
-    const entry = lease ? historyEntry(now, 'send', 'pending', status) : historyEntry(now, 'record', null, status);
+    const entry = lease ? transitionEntry(at, 'send', 'pending', status) : transitionEntry(at, 'record', null, status);
     const record = parseRecord(fields, []);
     // parseRecord's history is a fresh array (a map over []): ours to fill, no second record object.
     (record.history as OrderTransitionEntry[]).push(entry);
@@ -97,12 +99,13 @@ export class InMemoryOrderStore implements OrderStore {
     const prev = stored.record;
     const from = prev.status;
     const to = nextStatus(from, event);
-    const now = this.clock.nowMs();
+    const at = journalTime(this.clock, this.marketClock);
     // patchFields normalises the patch exactly as the Redis adapter stores it (decimal strings).
-    const patched = patchFields(patch, now);
+    const patched = patchFields(patch, at.atMs);
+    const entry = transitionEntry(at, event, from, to, patch.reason);
     const history = prev.history.length >= this.historyMax
-      ? [...prev.history.slice(prev.history.length - this.historyMax + 1), historyEntry(now, event, from, to, patch.reason)]
-      : [...prev.history, historyEntry(now, event, from, to, patch.reason)];
+      ? [...prev.history.slice(prev.history.length - this.historyMax + 1), entry]
+      : [...prev.history, entry];
     const record: OrderRecord = {
       ...prev,
       status: to,
@@ -112,7 +115,7 @@ export class InMemoryOrderStore implements OrderStore {
       filledMoney: patched['filledMoney'] ?? prev.filledMoney,
       fee: patched['fee'] ?? prev.fee,
       reason: patch.reason ?? prev.reason,
-      updatedAtMs: now,
+      updatedAtMs: at.atMs,
       history,
     };
     stored.record = record;
@@ -184,11 +187,4 @@ export class InMemoryOrderStore implements OrderStore {
   }
 }
 
-/**
- * The history entry as an object: what parseRecord gets back from order-record.ts's JSON line (the
- * Redis form), built directly so the in-process journal does no JSON round trip per transition.
- */
-function historyEntry(atMs: number, event: OrderEventType | 'record', from: OrderStatus | null, to: OrderStatus, reason?: string): OrderTransitionEntry {
-  return reason === undefined ? { atMs, event, from, to } : { atMs, event, from, to, reason };
-}
 
