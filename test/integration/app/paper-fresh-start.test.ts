@@ -1,5 +1,5 @@
-import Redis from 'ioredis';
-import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig, type LogLine } from './daemon-process';
+import type { DaemonProcess, LogLine } from './daemon-process';
+import { PaperRedisSuite } from './paper-redis-suite';
 
 /**
  * A second paper run with the embedded simulator on the Redis (and prefix) of an earlier one (issue 30:
@@ -9,39 +9,10 @@ import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig, type Log
  */
 jest.setTimeout(120_000);
 
-const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
-const PREFIX = `tbtest-app-freshstart-${process.pid}-${Date.now()}`;
-const ENV = { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX };
+const suite = new PaperRedisSuite('freshstart');
 const msg = (m: string) => (l: LogLine): boolean => l.msg === m;
 const CLEARED = (l: LogLine): boolean => l.msg.startsWith('paper: a new simulated market; the earlier paper run\'s state was cleared');
-
-let config: ReturnType<typeof writeConfig>;
-let daemon: DaemonProcess | undefined;
-let redis: Redis;
-
-beforeAll(() => {
-  requireBuild();
-  config = writeConfig(paperConfig());
-  redis = new Redis(REDIS_URL);
-});
-
-afterEach(async () => {
-  await daemon?.kill();
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-  config.cleanup();
-});
-
-interface JournalRow { clientOrderId: string; createdAtMs: number }
-function journal(): JournalRow[] {
-  const r = runCli(['orders', '--json', '--limit', '5000', '--config', config.file], ENV);
-  if (r.code !== 0) throw new Error(`orders failed (${r.code}): ${r.stderr}`);
-  return JSON.parse(r.stdout) as JournalRow[];
-}
+const journal = (): { clientOrderId: string; createdAtMs: number }[] => suite.journal(5000);
 
 async function realizedPnl(d: DaemonProcess): Promise<number | undefined> {
   const port = d.lines.find(msg('metrics server listening'))!['port'] as number;
@@ -60,25 +31,23 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
 
 test('the second run starts clean: the clearing line with the first run\'s counts, only its own orders, no realised PnL carried, one run recorded', async () => {
   // 1. The first run trades until it has realised PnL, then stops cleanly (its leases released).
-  daemon = new DaemonProcess(['run', '--config', config.file], ENV);
-  let d = daemon;
+  let d = suite.run();
   await d.waitForLine(msg('tradebot started'), 30_000, 'first start');
   expect(d.lines.some(CLEARED)).toBe(false);
-  await until('realised PnL in the first run', 60_000, async () => ((await realizedPnl(d)) ?? 0) !== 0);
+  await until('realised PnL and three orders in the first run', 60_000, async () => d.count(msg('order submitted')) >= 3 && ((await realizedPnl(d)) ?? 0) !== 0);
   d.signal('SIGTERM');
   expect((await d.exit()).code).toBe(0);
   const account = d.lines.find(msg('Redis connected'))!['account'] as string;
-  const runsKey = `${PREFIX}:paper:{${account}}:drift:runs`;
+  const runsKey = `${suite.prefix}:paper:{${account}}:drift:runs`;
   const first = journal();
-  expect(first.length).toBeGreaterThan(2);
-  expect(await redis.zcard(runsKey)).toBe(1);
-  const [firstRunId] = await redis.zrange(runsKey, 0, -1);
-  const firstRun = await redis.hgetall(`${PREFIX}:paper:{${account}}:drift-run:${firstRunId!}`);
+  expect(first.length).toBeGreaterThanOrEqual(3);
+  expect(await suite.redis.zcard(runsKey)).toBe(1);
+  const [firstRunId] = await suite.redis.zrangebyscore(runsKey, '-inf', '+inf');
+  const firstRun = await suite.redis.hgetall(`${suite.prefix}:paper:{${account}}:drift-run:${firstRunId!}`);
 
   // 2. The second run on the same Redis and prefix; slower (60x), so nothing of its own has filled when it says it started.
   const startedAt = Date.now();
-  daemon = new DaemonProcess(['run', '--config', config.file], { ...ENV, TRADEBOT_PAPER_SPEED: '60' });
-  d = daemon;
+  d = suite.run({ TRADEBOT_PAPER_SPEED: '60' });
   await d.waitForLine(msg('tradebot started'), 30_000, 'second start');
   const cleared = d.lines.filter(CLEARED);
   expect(cleared).toHaveLength(1);
@@ -90,7 +59,7 @@ test('the second run starts clean: the clearing line with the first run\'s count
   expect(cleared[0]!.msg).toContain('run `tradebot drift` over a paper run before restarting the daemon');
   // Nothing of the first run: no realised PnL seeded from its fills, one run (this one) in the deployment log.
   expect(await realizedPnl(d)).toBe(0);
-  const runs = await redis.zrange(runsKey, 0, -1);
+  const runs = await suite.redis.zrangebyscore(runsKey, '-inf', '+inf');
   expect(runs).toHaveLength(1);
   expect(runs[0]).not.toBe(firstRunId);
 
