@@ -24,6 +24,7 @@ import { driftSpecOf } from '../drift/drift-spec';
 import { startJobs, startKillSwitch } from './jobs-wiring';
 import { startPaperExchange, type PaperExchange } from './paper-exchange';
 import { accountKeys } from './account-store';
+import { preparePaperNamespace } from './paper-fresh-start';
 import type { JobScheduler } from '../market-data/scheduler';
 import { openState } from './state-wiring';
 import { wireStrategyRuntime } from './strategy-runtime-wiring';
@@ -152,6 +153,8 @@ export class TradebotApp {
       this.marketClock = paper.sim.clock;
       log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
     }
+    // A paper run on another market timeline than the state under its namespace starts clean (or says what it carries over), before anything reads it.
+    await preparePaperNamespace({ config: c, redis, keys, marketClock: this.marketClock, log });
     // Plain http: is allowed only on loopback, i.e. a simulator: its WebSocket twin, never the venue's host.
     if (new URL(baseUrl).protocol === 'http:') streamUrl = simStreamUrl(baseUrl);
     // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.

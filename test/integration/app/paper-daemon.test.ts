@@ -1,7 +1,7 @@
-import Redis from 'ioredis';
 import * as path from 'node:path';
 import { canonicalJson } from '../../../src/core/canonical-json';
-import { DaemonProcess, paperConfig, requireBuild, ROOT, runCli, writeConfig, type LogLine } from './daemon-process';
+import { ROOT, runCli, type DaemonProcess, type LogLine } from './daemon-process';
+import { PaperRedisSuite } from './paper-redis-suite';
 
 /**
  * The daemon in paper mode as a child process (`node dist/src/main.js run`), its embedded simulated
@@ -9,41 +9,16 @@ import { DaemonProcess, paperConfig, requireBuild, ROOT, runCli, writeConfig, ty
  */
 jest.setTimeout(90_000);
 
-const REDIS_URL = process.env['TRADEBOT_TEST_REDIS_URL']!;
-const PREFIX = `tbtest-app-paper-${process.pid}-${Date.now()}`;
-const ENV = { TRADEBOT_REDIS_URL: REDIS_URL, TRADEBOT_REDIS_PREFIX: PREFIX };
+const suite = new PaperRedisSuite('paper');
+const ENV = suite.env;
 const msg = (m: string) => (l: LogLine): boolean => l.msg === m;
-
-let config: ReturnType<typeof writeConfig>;
 let daemon: DaemonProcess | undefined;
-let redis: Redis;
-
-beforeAll(() => {
-  requireBuild();
-  config = writeConfig(paperConfig());
-  redis = new Redis(REDIS_URL);
-});
-
-afterEach(async () => {
-  await daemon?.kill();
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${PREFIX}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-  config.cleanup();
-});
 
 interface JournalRow { clientOrderId: string; strategy: string; status: string; filledAmount: string; strategyVersion?: string; strategyParams?: string; candleTime: number; createdAtMs: number; createdMarketMs: number | null }
-function journal(): JournalRow[] {
-  const r = runCli(['orders', '--json', '--limit', '1000', '--config', config.file], ENV);
-  if (r.code !== 0) throw new Error(`orders failed (${r.code}): ${r.stderr}`);
-  return JSON.parse(r.stdout) as JournalRow[];
-}
+const journal = (): JournalRow[] => suite.journal<JournalRow>();
 
 test('candles flow, the strategy trades, fills reach the journal; a broken module is reported; SIGTERM mid-activity exits 0 with nothing unsettled', async () => {
-  daemon = new DaemonProcess(['run', '--config', config.file], ENV);
+  daemon = suite.run();
   await daemon.waitForLine(msg('tradebot started'), 20_000, 'start');
   const broken = daemon.lines.find((l) => l.msg.startsWith('strategy not loaded') && String(l['file']).endsWith('broken.js'));
   expect(broken).toBeDefined();
@@ -82,23 +57,23 @@ test('candles flow, the strategy trades, fills reach the journal; a broken modul
     expect(Math.abs(r.createdMarketMs! - r.candleTime * 1000)).toBeLessThan(30 * 60_000);
     expect(Math.abs(r.createdAtMs - r.candleTime * 1000)).toBeGreaterThan(24 * 3600_000);
   }
-  const table = runCli(['orders', '--limit', '1', '--config', config.file], ENV);
+  const table = runCli(['orders', '--limit', '1', '--config', suite.file], ENV);
   const newest = rows[0]!;
   expect(table.stdout).toMatch(/^created \(market, UTC\)/);
   expect(table.stdout).toContain(new Date(newest.createdMarketMs!).toISOString().replace('T', ' ').slice(0, 19));
 });
 
-test('after a restart the journal dedupes replayed intents; `tradebot pause` stops new orders, `resume` lets them through again', async () => {
+test('after a restart the journal starts clean (a new simulated market); `tradebot pause` stops new orders, `resume` lets them through again', async () => {
   const before = journal();
-  daemon = new DaemonProcess(['run', '--config', config.file], ENV);
+  daemon = suite.run();
   await daemon.waitForLine(msg('tradebot started'), 20_000, 'start');
-  // The fresh simulator replays the same candles: the same deterministic client order ids come back and
-  // are NOT created again.
+  // The fresh simulator replays the same candles (the same deterministic client order ids): the earlier
+  // run's journal is cleared, not mixed in (test/integration/app/paper-fresh-start.test.ts has the details).
+  expect(daemon.lines.find((l) => l.msg.startsWith('paper: a new simulated market'))).toMatchObject({ level: 'warn', orders: before.length });
   const ids = journal().map((r) => r.clientOrderId);
   expect(new Set(ids).size).toBe(ids.length);
-  expect(ids.length).toBeGreaterThanOrEqual(before.length);
 
-  const paused = runCli(['pause', '--config', config.file, '--reason', 'e2e test'], ENV);
+  const paused = runCli(['pause', '--config', suite.file, '--reason', 'e2e test'], ENV);
   expect(paused.code).toBe(0);
   await daemon.waitForLine((l) => l.msg === 'trading state changed' && l['state'] === 'halted', 10_000, 'halt');
   const submittedAtHalt = daemon.count(msg('order submitted'));
@@ -116,14 +91,14 @@ test('after a restart the journal dedupes replayed intents; `tradebot pause` sto
   );
   expect(daemon.count(msg('order submitted'))).toBe(submittedAtHalt);
 
-  expect(runCli(['resume', '--config', config.file], ENV).code).toBe(0);
+  expect(runCli(['resume', '--config', suite.file], ENV).code).toBe(0);
   await daemon.waitForLine((l) => l.msg === 'trading state changed' && l['state'] === 'active', 10_000, 'resume');
   daemon.signal('SIGINT');
   expect((await daemon.exit()).code).toBe(0);
 });
 
 test('Ctrl-C (SIGINT to the whole process group, guests included) stops cleanly: no strategy is reported crashed or paused', async () => {
-  daemon = new DaemonProcess(['run', '--config', config.file], ENV, { ownGroup: true });
+  daemon = suite.run({}, { ownGroup: true });
   await daemon.waitForLine(msg('tradebot started'), 60_000, 'tradebot started');
   await daemon.waitForLine(msg('order submitted'), 60_000, 'an order');
   daemon.signalGroup('SIGINT');
