@@ -149,7 +149,7 @@ export class CandleFlow {
       await this.o.beforeStrategies(e.market).catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
     }
     this.o.hooks?.onDelivered?.(e);
-    const intents = await this.o.host.handleCandle(e.market, e.interval, candle);
+    const intents = await this.o.host.handleCandle(e.market, e.interval, candle, { warm: e.source === 'warm-up' });
     if (intents.length === 0) return;
     if (e.source === 'warm-up') return;
     if (e.stale) {

@@ -11,7 +11,7 @@ import type { OrderEvent, PositionView } from './order-feedback';
  * The strategy module contract. A file in `strategies/` default-exports a StrategyDefinition,
  * usually through `defineStrategy({...})` so parameters and state are typed:
  *
- *   import { defineStrategy, Decimal, z } from '../src/strategy/strategy';
+ *   import { defineStrategy, Decimal, z } from 'tradebot/strategy';
  *   export default defineStrategy({
  *     name: 'my-strategy', markets: ['BTC_USDT'], interval: '1h', warmup: 20,
  *     params: z.object({ period: z.number().int().min(2).default(20) }),
@@ -28,9 +28,10 @@ export { Decimal } from '../domain/decimal';
 export { z } from 'zod';
 export type { Intent, StopLimitIntent, OcoIntent, CancelIntent } from '../domain/intent';
 export type { Candle, Interval } from '../domain/candle';
-export type { MarketInfo, Balances, MarketName } from '../domain/market';
+export type { OrderSide } from '../domain/order';
+export type { MarketInfo, Balance, Balances, MarketName } from '../domain/market';
 export type { CandleSeries } from './candle-series';
-export type { Indicators } from './indicators';
+export type { Indicators, IncrementalIndicator, IncrementalIndicators } from './indicators';
 export type { OpenOrderView } from '../risk/open-order-view';
 export type { OrderEvent, OcoLeg, PositionView } from './order-feedback';
 

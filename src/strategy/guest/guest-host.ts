@@ -25,9 +25,14 @@ import type { CandleItem, FromGuest, ItemResult, ToGuest } from './protocol';
 import { candleToWire, fromWire, toWire } from './wire';
 
 /** What the candle flow needs of a strategy host: the in-process StrategyHost and GuestHost both fit. */
+/** How a closed candle reaches the strategies. `warm`: start-up history (warm-up), not traded on. */
+export interface CandleDelivery {
+  readonly warm?: boolean;
+}
+
 export interface CandleHost {
   subscriptions(): { market: MarketName; interval: Interval }[];
-  handleCandle(market: MarketName, interval: Interval, candle: Candle): readonly StampedIntent[] | Promise<readonly StampedIntent[]>;
+  handleCandle(market: MarketName, interval: Interval, candle: Candle, delivery?: CandleDelivery): readonly StampedIntent[] | Promise<readonly StampedIntent[]>;
   pause(strategy: string): void;
   resume(strategy: string): void;
   isPaused(strategy: string): boolean;
@@ -68,7 +73,7 @@ export interface GuestHostOptions {
 }
 
 type CallResult = { readonly results: unknown } | { readonly dead: string };
-interface Queued { readonly market: MarketName; readonly candle: Candle; readonly resolve: (intents: readonly StampedIntent[]) => void }
+interface Queued { readonly market: MarketName; readonly candle: Candle; readonly warm: boolean; readonly resolve: (intents: readonly StampedIntent[]) => void }
 const EMPTY: readonly StampedIntent[] = Object.freeze([]);
 const DEFAULT_HEAP_MB = 128;
 const NOOP_LOGGER: StrategyLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -109,10 +114,10 @@ export class GuestHost implements CandleHost {
     return [...this.routes.values()].map((r) => ({ ...r }));
   }
 
-  async handleCandle(market: MarketName, interval: Interval, candle: Candle): Promise<readonly StampedIntent[]> {
+  async handleCandle(market: MarketName, interval: Interval, candle: Candle, delivery?: CandleDelivery): Promise<readonly StampedIntent[]> {
     const calls: Promise<readonly StampedIntent[]>[] = [];
     for (const g of this.guests.values()) {
-      if (g.loaded.interval === interval && g.loaded.markets.includes(market)) calls.push(g.handle(market, candle));
+      if (g.loaded.interval === interval && g.loaded.markets.includes(market)) calls.push(g.handle(market, candle, delivery?.warm === true));
     }
     if (calls.length === 0) return EMPTY;
     const all = await Promise.all(calls);
@@ -225,12 +230,13 @@ class Guest {
     return warm === undefined ? undefined : `warm-up: ${warm}`;
   }
 
-  handle(market: MarketName, candle: Candle): Promise<readonly StampedIntent[]> {
+  /** `warm`: a start-up warm-up candle (the guest marks its log lines and discards its intents). */
+  handle(market: MarketName, candle: Candle, warm = false): Promise<readonly StampedIntent[]> {
     const ring = this.rings.get(market) as CandleRing;
     ring.push(candle);
     if (this.stats.paused || this.worker === undefined) return Promise.resolve(EMPTY);
     return new Promise((resolve) => {
-      this.queue.push({ market, candle, resolve });
+      this.queue.push({ market, candle, warm, resolve });
       this.pump();
     });
   }
@@ -286,9 +292,10 @@ class Guest {
     if (this.stats.paused || this.worker === undefined) return [];
     const name = this.loaded.name;
     const view = this.o.view ?? {};
-    const items: CandleItem[] = batch.map(({ market, candle }) => ({
+    const items: CandleItem[] = batch.map(({ market, candle, warm }) => ({
       market,
       candle: candleToWire(candle),
+      ...(warm ? { warm } : {}),
       view: toWire({
         balances: view.balances?.() ?? {},
         openOrders: view.openOrders?.(name, market) ?? [],

@@ -120,7 +120,9 @@ async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemRe
   view = fromWire(item.view) as View;
   failure = undefined;
   failureAt = undefined;
-  warming = message.warm;
+  // A re-warm's whole batch, or one start-up warm-up candle among live ones.
+  const warm = message.warm || item.warm === true;
+  warming = warm;
   let stamped: Awaited<ReturnType<StrategyHost['handleCandle']>>;
   try {
     stamped = await host.handleCandle(item.market, message.interval as Interval, candleFromWire(item.candle));
@@ -128,7 +130,7 @@ async function runOne(item: CandleItem, message: CandlesMessage): Promise<ItemRe
     warming = false;
   }
   let intents: Wire = [];
-  if (!message.warm && stamped.length > 0) {
+  if (!warm && stamped.length > 0) {
     try {
       intents = toWire(stamped.map((s) => s.intent));
     } catch (err) {

@@ -16,12 +16,15 @@ export interface CandleItem {
   readonly candle: WireCandle;
   /** Its balances, its own open orders, position, events, market info (toWire). */
   readonly view: Wire;
+  /** A warm-up candle of the daemon's start-up history: its ctx.log lines are marked, its intents discarded. */
+  readonly warm?: boolean | undefined;
 }
 
 /**
  * Parent -> guest: a batch of closed candles (every candle that arrived while the guest's previous
  * batch was out; one candle when the guest is idle), run one after the other, answered by ONE result
- * carrying each candle's intents. `warm`: history replayed after a restart; intents discarded.
+ * carrying each candle's intents. `warm`: history replayed after a restart; intents discarded (a
+ * single start-up warm-up candle says so itself: CandleItem.warm).
  */
 export interface CandlesMessage {
   readonly type: 'candles';

@@ -4,7 +4,7 @@ import type { StampedIntent } from '../intent-validation';
 import type { OrderEvent } from '../order-feedback';
 import type { StrategyConfig } from '../prepare-strategy';
 import type { StrategyStats } from '../strategy-host';
-import type { CandleHost, GuestHost, GuestStrategy } from '../guest/guest-host';
+import type { CandleDelivery, CandleHost, GuestHost, GuestStrategy } from '../guest/guest-host';
 import type { Divergence } from './intent-diff';
 import { ShadowRecord, type ShadowSummary } from './shadow-record';
 
@@ -139,7 +139,7 @@ export class VersionedHost implements CandleHost {
     return this.routes.some((r) => r.market === market && r.interval === interval);
   }
 
-  handleCandle(market: MarketName, interval: Interval, candle: Candle): Promise<readonly StampedIntent[]> {
+  handleCandle(market: MarketName, interval: Interval, candle: Candle, delivery?: CandleDelivery): Promise<readonly StampedIntent[]> {
     const calls: Promise<readonly StampedIntent[]>[] = [];
     for (const [name, e] of this.entries) {
       const { live, shadow } = e;
@@ -149,9 +149,9 @@ export class VersionedHost implements CandleHost {
       const events = this.o.takeEvents?.(name, market) ?? [];
       live.give(market, events);
       shadow?.give(market, events);
-      const fromLive = liveTrades ? Promise.resolve(live.host.handleCandle(market, interval, candle)) : Promise.resolve(EMPTY);
+      const fromLive = liveTrades ? Promise.resolve(live.host.handleCandle(market, interval, candle, delivery)) : Promise.resolve(EMPTY);
       if (shadow !== undefined) {
-        const fromShadow = shadowTrades ? Promise.resolve(shadow.host.handleCandle(market, interval, candle)) : Promise.resolve(EMPTY);
+        const fromShadow = shadowTrades ? Promise.resolve(shadow.host.handleCandle(market, interval, candle, delivery)) : Promise.resolve(EMPTY);
         void Promise.all([fromLive, fromShadow]).then(([l, s]) => this.compare(name, e, shadow, market, candle.time, l, s));
       }
       calls.push(fromLive);
