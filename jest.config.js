@@ -1,6 +1,7 @@
 // Jest runs the TypeScript sources through ts-jest as CommonJS (the project's module format).
-// ky is ESM-only; Node >= 20.19 can require() it at run time, but Jest's own module loader
-// cannot, so ky is transformed to CommonJS for tests only (transformIgnorePatterns).
+// ky and d3-scale (with the d3 packages and internmap it imports) are ESM-only; Node >= 20.19 can
+// require() them at run time, but Jest's own module loader cannot, so they are transformed to
+// CommonJS for tests only (transformIgnorePatterns).
 /** @type {import('jest').Config} */
 const tsJest = [
   'ts-jest',
@@ -8,9 +9,9 @@ const tsJest = [
 ];
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.[tj]s$': tsJest },
-  transformIgnorePatterns: ['/node_modules/(?!(ky)/)'],
-  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: { '^.+\\.m?[tj]s$': tsJest },
+  transformIgnorePatterns: ['/node_modules/(?!(ky|d3-[a-z-]+|internmap)/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   // The strategy SDK as strategies import it (package.json exports), mapped to its source under ts-jest.
   moduleNameMapper: { '^tradebot/strategy$': '<rootDir>/src/strategy/strategy.ts' },
 };

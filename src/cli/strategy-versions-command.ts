@@ -111,7 +111,11 @@ export function formatStatus(s: VersionStatus): string[] {
   const sh = s.shadow;
   if (sh === undefined) return [...lines, '  no shadow'];
   const d = sh.summary.divergences;
-  lines.push(`  shadow ${sh.version} params ${JSON.stringify(sh.params)}: ${sh.summary.candles} candles compared, ${sh.summary.cleanCandles} clean in a row, ${sh.summary.divergentCandles} divergent (only live ${d.only_live}, only shadow ${d.only_shadow}, different ${d.different})`);
+  // cleanCandles counts candles since the shadow last failed (error, overrun, crash), divergent ones
+  // included: said as "without failing" so that it never reads as "without diverging".
+  const run = sh.summary.cleanCandles === sh.summary.candles ? 'on every one' : `on the last ${sh.summary.cleanCandles} in a row`;
+  lines.push(`  shadow ${sh.version} params ${JSON.stringify(sh.params)}: ${sh.summary.candles} candles compared, ${sh.summary.divergentCandles} divergent `
+    + `(only live ${d.only_live}, only shadow ${d.only_shadow}, different ${d.different}); the shadow ran without failing ${run} (what strategies.shadowCandles counts)`);
   for (const c of sh.summary.recent) {
     lines.push(`  ${new Date(c.candleTime * 1000).toISOString()} ${c.market}:`);
     for (const x of c.divergences) lines.push(`    ${x.kind.padEnd(11)} ${x.key}${x.live === undefined ? '' : ` live: ${x.live}`}${x.shadow === undefined ? '' : ` shadow: ${x.shadow}`}`);

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { EquityPoint } from '../backtest/report';
+import { CHART_STYLE, lineLegend, renderLineChart, type EquityPoint } from '../backtest/report';
+import type { Decimal } from '../domain/decimal';
 import type { DriftDifference, IntentOutcome } from './drift-types';
 import { DRIFT_CAUSES } from './drift-types';
 import type { DriftResult } from './run-drift';
@@ -56,32 +57,41 @@ function iso(sec: number): string {
   return new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-/** The two equity curves on one time axis (SVG polylines; at most ~2000 points each). */
-function equityChart(live: readonly EquityPoint[], replay: readonly EquityPoint[]): string {
+/**
+ * The two equity curves on one time axis with its axes (the backtest report's chart): live a wide
+ * translucent solid line, the replay a thin dashed one drawn over it, so both stay visible where they
+ * coincide. The legend names both with their end values.
+ */
+function equityChart(live: readonly EquityPoint[], replay: readonly EquityPoint[], quote: string): string {
   const all = [...live, ...replay];
   if (all.length === 0) return '<p>No equity points.</p>';
-  const t0 = Math.min(...all.map((p) => p.time));
-  const t1 = Math.max(...all.map((p) => p.time), t0 + 1);
-  const vals = all.map((p) => p.value ?? p.equity.toNumber());
-  const v0 = Math.min(...vals);
-  const v1 = Math.max(...vals, v0 + 1e-9);
-  const W = 1000;
-  const H = 260;
-  const line = (curve: readonly EquityPoint[]): string => {
-    const every = Math.max(1, Math.ceil(curve.length / 2000));
-    return curve.filter((_, i) => i % every === 0 || i === curve.length - 1)
-      .map((p) => `${(((p.time - t0) / (t1 - t0)) * (W - 80) + 70).toFixed(1)},${(H - 30 - (((p.value ?? p.equity.toNumber()) - v0) / (v1 - v0)) * (H - 50)).toFixed(1)}`).join(' ');
-  };
-  return `<svg class="equity" viewBox="0 0 ${W} ${H}" role="img" aria-label="equity, live and replay">
-<text x="4" y="16">${esc(v1.toFixed(2))}</text><text x="4" y="${H - 30}">${esc(v0.toFixed(2))}</text>
-<text x="70" y="${H - 8}">${esc(iso(t0))}</text><text x="${W - 10}" y="${H - 8}" text-anchor="end">${esc(iso(t1))}</text>
-<polyline class="replay" fill="none" points="${line(replay)}"/><polyline class="live" fill="none" points="${line(live)}"/></svg>
-<p class="legend"><span class="live">live</span> <span class="replay">replay</span></p>`;
+  const value = (p: EquityPoint): number => p.value ?? p.equity.toNumber();
+  const chart = renderLineChart({
+    className: 'equity drift-equity', height: 300, title: 'Equity, live and replay', yLabel: `equity (${quote})`, xLabel: 'market time (UTC)',
+    times: replay.map((p) => p.time), values: replay.map(value), lineClass: 'replay',
+    series: [{ times: live.map((p) => p.time), values: live.map(value), className: 'live' }],
+    from: Math.min(...all.map((p) => p.time)), to: Math.max(...all.map((p) => p.time)),
+    maxStep: Infinity, // a flat stretch of the curve is not a gap: no break in the line
+  });
+  const [liveEnd, replayEnd] = endValues(live.at(-1)?.equity, replay.at(-1)?.equity);
+  const same = live.length === replay.length && live.every((p, i) => p.time === replay[i]?.time && p.equity.eq(replay[i].equity));
+  return `${lineLegend([
+    { className: 'live', label: `live (the journal's fills), ends at ${liveEnd} ${quote}` },
+    { className: 'replay', label: `replay (the backtest of the window), ends at ${replayEnd} ${quote}` },
+  ])}${same ? '<p class="note">The two curves are identical: the dashed replay line lies on the live one.</p>' : ''}
+<div class="chart">${chart}</div>`;
+}
+
+/** Both end values with as many decimals (2 to 8) as it takes to tell them apart. */
+function endValues(live: Decimal | undefined, replay: Decimal | undefined): [string, string] {
+  let decimals = 2;
+  while (decimals < 8 && live !== undefined && replay !== undefined && !live.eq(replay) && live.toFixed(decimals) === replay.toFixed(decimals)) decimals++;
+  return [live?.toFixed(decimals) ?? '–', replay?.toFixed(decimals) ?? '–'];
 }
 
 function differencesTable(list: readonly DriftDifference[]): string {
   if (list.length === 0) return '<p>No differences: every order matched.</p>';
-  const rows = list.slice(0, 2000).map((d) => `<tr class="${esc(d.cause)}"><td>${esc(iso(d.candleTime))}</td><td>${esc(d.market)}</td><td>${esc(d.kind.replace('_', ' '))}</td><td>${esc(d.cause.replace('_', ' '))}</td><td>${esc(d.fields.join(', '))}</td><td>${esc(side(d.live))}</td><td>${esc(side(d.replay))}</td><td>${esc(d.detail)}</td></tr>`);
+  const rows = list.slice(0, 2000).map((d) => `<tr class="${esc(d.cause)}"><td>${esc(iso(d.candleTime))}</td><td>${esc(d.market)}</td><td>${esc(d.kind.replaceAll('_', ' '))}</td><td>${esc(d.cause.replaceAll('_', ' '))}</td><td>${esc(d.fields.join(', '))}</td><td>${esc(side(d.live))}</td><td>${esc(side(d.replay))}</td><td>${esc(d.detail)}</td></tr>`);
   return `<table><thead><tr><th>candle</th><th>market</th><th>difference</th><th>cause</th><th>fields</th><th>live</th><th>replay</th><th>why</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>${list.length > 2000 ? `<p>${list.length - 2000} more in report.json.</p>` : ''}`;
 }
 
@@ -92,7 +102,7 @@ function side(o: IntentOutcome | undefined): string {
 
 export function driftHtml(r: DriftResult, threshold: number): string {
   const c = r.counts;
-  const causeRows = DRIFT_CAUSES.map((cause) => `<tr><td>${cause.replace('_', ' ')}</td><td>${c.onlyLive[cause]}</td><td>${c.onlyReplay[cause]}</td><td>${c.different[cause]}</td></tr>`).join('');
+  const causeRows = DRIFT_CAUSES.map((cause) => `<tr><td>${esc(cause.replaceAll('_', ' '))}</td><td>${c.onlyLive[cause]}</td><td>${c.onlyReplay[cause]}</td><td>${c.different[cause]}</td></tr>`).join('');
   const verdict = r.unexplained <= threshold ? `<p class="ok">${r.unexplained} unexplained (threshold ${threshold}): OK</p>` : `<p class="bad">${r.unexplained} unexplained (threshold ${threshold}): DRIFT</p>`;
   const down = r.downtime.length === 0 ? '<p>None.</p>' : `<ul>${r.downtime.map((w) => `<li>${esc(iso(w.fromMarketMs / 1000))} → ${esc(iso(w.toMarketMs / 1000))} (${esc(w.startedBy)})</li>`).join('')}</ul>`;
   const data = r.corrected === null ? '<p>Not checked (run with <code>--venue-check</code>).</p>'
@@ -101,12 +111,13 @@ export function driftHtml(r: DriftResult, threshold: number): string {
   const sections = r.strategies.map((s) => `<section><h2>${esc(s.strategy)} ${esc(s.interval)} on ${esc(s.markets.join(', '))}</h2>
 ${s.versionMatches ? '' : `<p class="bad">The journal's orders were placed by version(s) ${esc(s.liveVersions.join(', '))}, the replay ran ${esc(s.version)}: differences may come from the code change.</p>`}
 <p>version <code>${esc(s.version)}</code>, params <code>${esc(JSON.stringify(s.params))}</code> (from the ${s.paramsFrom}); replay from ${esc(new Date(s.replayFrom * 1000).toISOString())}; ${s.liveOrders} orders live, ${s.replayOrders} in the replay, ${s.matched} matched; PnL live − replay: <b>${esc(s.pnlDifference.toFixed(8))} ${esc(s.quoteCurrency)}</b></p>
-${equityChart(s.liveEquity, s.replayEquity)}
+${equityChart(s.liveEquity, s.replayEquity, s.quoteCurrency)}
 <h3>Differences</h3>${differencesTable(s.differences)}</section>`).join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Drift ${esc(iso(r.from))} – ${esc(iso(r.to))}</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222}table{border-collapse:collapse;width:100%;margin:8px 0}td,th{border-bottom:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}.ok{color:#176317;font-weight:600}.bad{color:#b00020;font-weight:600}svg.equity{width:100%;height:auto;border:1px solid #ddd}svg text{font-size:12px;fill:#555}
-polyline.live{stroke:#1f5fbf;stroke-width:1.5}polyline.replay{stroke:#e07b00;stroke-width:1.5;stroke-dasharray:4 2}.legend .live{color:#1f5fbf}.legend .replay{color:#e07b00}tr.unexplained td{background:#fde8ea}</style></head><body>
+th{background:#f4f4f4}.ok{color:#176317;font-weight:600}.bad{color:#b00020;font-weight:600}tr.unexplained td{background:#fde8ea}.note{color:#555;font-style:italic;margin:4px 0}
+${CHART_STYLE}
+svg .line.live{stroke:#2563eb;stroke-width:4;stroke-opacity:.45}svg .line.replay{stroke:#c2410c;stroke-width:1.5;stroke-dasharray:6 4}</style></head><body>
 <h1>Drift: live against its own backtest</h1>
 <p>Window ${esc(iso(r.from))} → ${esc(iso(r.to))} (market time); ${r.candlesRecorded} candles recorded; ${c.matched} orders matched.</p>
 ${verdict}

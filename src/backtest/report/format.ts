@@ -5,6 +5,13 @@ export function formatMoney(value: Decimal | null, decimals = 2): string {
   return value === null ? '–' : value.toFixed(decimals);
 }
 
+/** Money in a dense table: at most `decimals`, trailing zeros dropped down to 2 (`41872.9800` → `41872.98`); display only. */
+export function formatMoneyShort(value: Decimal | null, decimals = 4): string {
+  if (value === null) return '–';
+  const text = value.toFixed(decimals);
+  return text.replace(/(\.\d\d\d*?)0+$/, '$1');
+}
+
 /** A ratio for display; null shows a dash ("not defined"), Infinity the ∞ sign. */
 export function formatRatio(value: number | null, decimals = 2): string {
   if (value === null || Number.isNaN(value)) return '–';

@@ -6,7 +6,7 @@ import { healthBanner, healthSection, ordersSection, rulesSection, settingsSecti
 import { pageStart } from './html-style';
 import { openPositionsTable, tradesTable } from './html-trades';
 import { equityValue } from './metrics';
-import { renderLineChart, type ChartMarker } from './svg-chart';
+import { lineLegend, renderLineChart, type ChartMarker } from './svg-chart';
 import type { BacktestMetrics, BacktestResult } from './types';
 
 export { MAX_TRADE_ROWS } from './html-trades';
@@ -29,7 +29,7 @@ ${healthBanner(run.context)}
 <h2>Summary</h2>
 ${summaryTable(metrics, run.quoteCurrency)}
 <h2>Equity and drawdown</h2>
-<p class="note">Dashed grey: ${escapeHtml(result.benchmark.description)}.</p>
+${equityLegend(result)}
 <div class="chart">${equityChart(result)}</div>
 <div class="chart">${drawdownChart(result)}</div>
 <h2>Price and fills</h2>
@@ -99,6 +99,15 @@ function equityChart(result: BacktestResult): string {
     maxStep: curveStep(run) * 1.5,
     ...(result.benchmark.equity.length === run.equity.length ? { series: [{ values: result.benchmark.equity, className: 'benchmark' }] } : {}),
   });
+}
+
+/** Names both lines of the equity chart with their end values (the benchmark's description says how it was built). */
+function equityLegend(result: BacktestResult): string {
+  const q = result.run.quoteCurrency;
+  const items = [{ className: 'equity-line', label: `equity, ends at ${formatMoney(result.metrics.endEquity)} ${q}` }];
+  const b = result.benchmark;
+  if (b.equity.length === result.run.equity.length) items.push({ className: 'benchmark', label: `${b.description}, ends at ${formatMoney(b.endEquity)} ${q}` });
+  return lineLegend(items);
 }
 
 /** The spacing of the drawn curve: a step longer than it is a data gap. */

@@ -1,5 +1,26 @@
 import { escapeHtml } from './html-escape';
 
+/** The charts' and legends' rules (renderLineChart, lineLegend), shared by every page that draws one. */
+export const CHART_STYLE = `
+.chart{background:#fff;border:1px solid #e3e6eb;margin:0 0 12px}
+svg{display:block;width:100%;height:auto}
+svg .line{fill:none;stroke:#2563eb;stroke-width:1.4;stroke-linejoin:round}
+svg .line.benchmark{stroke:#9ca3af;stroke-dasharray:4 3;stroke-width:1.2}
+svg.drawdown .line{stroke:#b3261e}
+svg .grid{stroke:#eceef2;stroke-width:1}
+svg .axis{stroke:#9aa3b2;stroke-width:1}
+svg .tick{font-size:12px;fill:#4b5363}
+svg .axis-label{font-size:13px;fill:#1d2433}
+svg .marker{stroke-width:1.3}
+svg .marker.buy{fill:#16a34a;stroke:#16a34a}svg .marker.sell{fill:#dc2626;stroke:#dc2626}
+svg .marker.exit{fill:#fff}
+svg .marker.flip{stroke:#111827}
+svg .dense .marker{opacity:.75;stroke-width:1}
+.legend{display:flex;gap:18px;flex-wrap:wrap;color:#4b5363;font-size:13px;margin:4px 0 8px}
+.legend svg{display:inline-block;width:14px;height:12px;vertical-align:-1px;margin-right:4px}
+.legend svg.swatch{width:26px;height:10px}
+`;
+
 /** The stylesheet of every report page (inline: the pages load nothing). */
 export const PAGE_STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d2433;background:#f6f7f9;margin:0}
@@ -18,27 +39,13 @@ table{border-collapse:collapse;background:#fff;width:100%;font-variant-numeric:t
 th,td{padding:5px 10px;border-bottom:1px solid #e3e6eb;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 thead th{background:#eef0f4;position:sticky;top:0}
+table.dense th,table.dense td{padding:4px 6px}table.dense thead th{white-space:normal;vertical-align:bottom}
+table.dense .text{text-align:left}table.dense .nowrap{white-space:nowrap}table.dense td.wrap,table.dense th.wrap{min-width:0}
 .summary{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(320px,100%),1fr));gap:0 24px}
 .summary th,.summary td{white-space:normal}
 .pos{color:#137333}.neg{color:#b3261e}
 .note{color:#5b6475;font-style:italic;margin:6px 0}
-.chart{background:#fff;border:1px solid #e3e6eb;margin:0 0 12px}
-svg{display:block;width:100%;height:auto}
-svg .line{fill:none;stroke:#2563eb;stroke-width:1.4;stroke-linejoin:round}
-svg .line.benchmark{stroke:#9ca3af;stroke-dasharray:4 3;stroke-width:1.2}
-svg.drawdown .line{stroke:#b3261e}
-svg .grid{stroke:#eceef2;stroke-width:1}
-svg .axis{stroke:#9aa3b2;stroke-width:1}
-svg .tick{font-size:12px;fill:#4b5363}
-svg .axis-label{font-size:13px;fill:#1d2433}
-svg .marker{stroke-width:1.3}
-svg .marker.buy{fill:#16a34a;stroke:#16a34a}svg .marker.sell{fill:#dc2626;stroke:#dc2626}
-svg .marker.exit{fill:#fff}
-svg .marker.flip{stroke:#111827}
-svg .dense .marker{opacity:.75;stroke-width:1}
-.legend{display:flex;gap:18px;flex-wrap:wrap;color:#4b5363;font-size:13px;margin:4px 0 8px}
-.legend svg{display:inline-block;width:14px;height:12px;vertical-align:-1px;margin-right:4px}
-`;
+${CHART_STYLE}`;
 
 /**
  * Every report page starts the same way: a strict CSP (no script, no network: the file is opened from

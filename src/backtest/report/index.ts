@@ -14,3 +14,6 @@ export { analyseBacktest, buildRoundTrips, computeMetrics, METRIC_NAMES, type Ro
 export { renderJson, toReportJson, REPORT_FORMAT_VERSION } from './json-report';
 export { renderHtml, MAX_TRADE_ROWS } from './html-report';
 export { writeReport, type WrittenReport } from './write-report';
+// Charts drawn like the report's, for other pages (the drift report).
+export { lineLegend, renderLineChart, type LineChartSpec } from './svg-chart';
+export { CHART_STYLE } from './html-style';

@@ -1,11 +1,6 @@
 import { downsampleM4, type DrawPoint } from './downsample';
 import { escapeHtml } from './html-escape';
-import { formatAxisNumber, formatTime } from './format';
-
-/** Chart geometry in SVG user units; the SVG scales to the page width through its viewBox. */
-const WIDTH = 1000;
-const MARGIN = { left: 84, right: 24, top: 16, bottom: 46 } as const;
-const PLOT_W = WIDTH - MARGIN.left - MARGIN.right;
+import { chartAxes, PLOT_W, WIDTH } from './svg-axes';
 
 /** A point marker: a fill drawn at (time, price). */
 export interface ChartMarker {
@@ -24,6 +19,10 @@ export interface LineChartSpec {
   readonly height: number;
   readonly title: string;
   readonly yLabel: string;
+  /** Title of the time axis; `time (UTC)` unless said. */
+  readonly xLabel?: string;
+  /** More classes on the main line (`path.line.<lineClass>`). */
+  readonly lineClass?: string;
   readonly times: readonly number[];
   readonly values: readonly number[];
   /** Time range of the x axis (so several charts line up); defaults to the data's range. */
@@ -32,8 +31,11 @@ export interface LineChartSpec {
   /** A step in time larger than this is drawn as a gap. */
   readonly maxStep: number;
   readonly markers?: readonly ChartMarker[];
-  /** More lines on the same time axis (e.g. a benchmark): `path.line.<className>` each, drawn under the main line. */
-  readonly series?: readonly { readonly values: readonly number[]; readonly className: string }[];
+  /**
+   * More lines on the same time axis (e.g. a benchmark): `path.line.<className>` each, drawn under the
+   * main line, at `times` (their own) or at the main line's times.
+   */
+  readonly series?: readonly { readonly values: readonly number[]; readonly className: string; readonly times?: readonly number[] }[];
   /** `data-*` attributes on the root (`{ market }` → `data-market`); keys must be plain names, values are escaped. */
   readonly data?: Readonly<Record<string, string>>;
 }
@@ -46,18 +48,19 @@ export interface LineChartSpec {
  * `data-points`; markers are `path.marker` with `data-side` and `data-action`.
  */
 export function renderLineChart(spec: LineChartSpec): string {
-  const plotH = spec.height - MARGIN.top - MARGIN.bottom;
   const markers = spec.markers ?? [];
+  const extra = spec.series ?? [];
   const t0 = spec.from ?? spec.times[0] ?? 0;
   const t1 = spec.to ?? Math.max(spec.times[spec.times.length - 1] ?? 1, ...markers.map((m) => m.t));
-  const extra = spec.series ?? [];
   const [lo, hi] = valueRange([spec.values, markers.map((m) => m.v), ...extra.map((e) => e.values)]);
-  const x = (t: number): number => MARGIN.left + ((t - t0) / (t1 > t0 ? t1 - t0 : 1)) * PLOT_W;
-  const y = (v: number): number => MARGIN.top + (1 - (v - lo) / (hi - lo)) * plotH;
+  const axes = chartAxes(t0, t1, lo, hi, spec.height, { x: spec.xLabel ?? 'time (UTC)', y: spec.yLabel });
+  const line = (times: readonly number[], values: readonly number[], className: string): string => {
+    const pts = downsampleM4(times, values, t0, t1, PLOT_W, spec.maxStep);
+    return `<path class="${escapeHtml(className)}" data-points="${pts.length}" d="${pathData(pts, axes.x, axes.y)}"/>`;
+  };
 
   // Many fills would bury the price line under full-size triangles: shrink them as they crowd.
   const size = markers.length > 600 ? 2.5 : markers.length > 150 ? 3.5 : 5;
-  const points = downsampleM4(spec.times, spec.values, t0, t1, PLOT_W, spec.maxStep);
   const dataAttrs = Object.fromEntries(Object.entries(spec.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
   const attrs = Object.entries({ ...(spec.id === undefined ? {} : { id: spec.id }), class: spec.className, ...dataAttrs })
     .map(([k, v]) => ` ${k}="${escapeHtml(v)}"`)
@@ -65,16 +68,18 @@ export function renderLineChart(spec: LineChartSpec): string {
   return [
     `<svg${attrs} viewBox="0 0 ${WIDTH} ${spec.height}" role="img" aria-label="${escapeHtml(spec.title)}" xmlns="http://www.w3.org/2000/svg">`,
     `<title>${escapeHtml(spec.title)}</title>`,
-    yAxis(lo, hi, y, plotH, spec.yLabel),
-    xAxis(t0, t1, x, spec.height),
-    ...extra.map((e) => {
-      const pts = downsampleM4(spec.times, e.values, t0, t1, PLOT_W, spec.maxStep);
-      return `<path class="line ${escapeHtml(e.className)}" data-points="${pts.length}" d="${pathData(pts, x, y)}"/>`;
-    }),
-    `<path class="line" data-points="${points.length}" d="${pathData(points, x, y)}"/>`,
-    `<g class="markers${size < 5 ? ' dense' : ''}" data-count="${markers.length}">${markers.map((m) => marker(m, x(m.t), y(m.v), size)).join('')}</g>`,
+    axes.svg,
+    ...extra.map((e) => line(e.times ?? spec.times, e.values, `line ${e.className}`)),
+    line(spec.times, spec.values, spec.lineClass === undefined ? 'line' : `line ${spec.lineClass}`),
+    `<g class="markers${size < 5 ? ' dense' : ''}" data-count="${markers.length}">${markers.map((m) => marker(m, axes.x(m.t), axes.y(m.v), size)).join('')}</g>`,
     '</svg>',
   ].join('\n');
+}
+
+/** A legend for lines drawn by renderLineChart: a short stroke of each line's class, then its label (escaped). */
+export function lineLegend(items: readonly { readonly className: string; readonly label: string }[]): string {
+  const entries = items.map((i) => `<span class="${escapeHtml(i.className)}"><svg class="swatch" viewBox="0 0 26 10" aria-hidden="true"><path class="line ${escapeHtml(i.className)}" d="M1 5H25"/></svg>${escapeHtml(i.label)}</span>`);
+  return `<div class="legend">${entries.join('')}</div>`;
 }
 
 function pathData(points: readonly DrawPoint[], x: (t: number) => number, y: (v: number) => number): string {
@@ -88,8 +93,7 @@ function marker(m: ChartMarker, px: number, py: number, size: number): string {
   return `<path class="marker ${m.side} ${m.action}" data-side="${m.side}" data-action="${m.action}" d="${d}"><title>${escapeHtml(m.label)}</title></path>`;
 }
 
-/** Value range padded by 5 % so the line and markers do not touch the frame. */
-/** The padded range over several lists (not concatenated: each can hold half a million values). */
+/** The range over several lists, padded by 5 % so the line and markers do not touch the frame (the lists are not concatenated: each can hold half a million values). */
 function valueRange(lists: readonly (readonly number[])[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
@@ -104,43 +108,4 @@ function valueRange(lists: readonly (readonly number[])[]): [number, number] {
   if (hi === lo) return [lo - Math.max(1, Math.abs(lo) * 0.01), hi + Math.max(1, Math.abs(hi) * 0.01)];
   const pad = (hi - lo) * 0.05;
   return [lo - pad, hi + pad];
-}
-
-function yAxis(lo: number, hi: number, y: (v: number) => number, plotH: number, label: string): string {
-  const step = niceStep((hi - lo) / 6);
-  const ticks: string[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
-    const py = y(v).toFixed(1);
-    ticks.push(`<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${py}" y2="${py}"/>`
-      + `<text class="tick" x="${MARGIN.left - 6}" y="${py}" text-anchor="end" dominant-baseline="middle">${formatAxisNumber(v, step)}</text>`);
-  }
-  const cy = MARGIN.top + plotH / 2;
-  return `<g class="y-axis">${ticks.join('')}<line class="axis" x1="${MARGIN.left}" x2="${MARGIN.left}" y1="${MARGIN.top}" y2="${MARGIN.top + plotH}"/>`
-    + `<text class="axis-label" transform="translate(14 ${cy.toFixed(1)}) rotate(-90)" text-anchor="middle">${escapeHtml(label)}</text></g>`;
-}
-
-const TIME_STEPS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 30 * 86_400, 91 * 86_400, 182 * 86_400, 365 * 86_400];
-
-function xAxis(t0: number, t1: number, x: (t: number) => number, height: number): string {
-  const span = Math.max(t1 - t0, 60);
-  const step = TIME_STEPS.find((s) => span / s <= 7) ?? 365 * 86_400 * Math.ceil(span / (7 * 365 * 86_400));
-  const bottom = height - MARGIN.bottom;
-  const ticks: string[] = [];
-  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
-    const px = x(t).toFixed(1);
-    const text = step >= 86_400 ? formatTime(t).slice(0, 10) : formatTime(t).slice(5);
-    // A label centred on a tick near the right edge would be cut off: right-align it instead.
-    const anchor = x(t) > WIDTH - MARGIN.right - 40 ? 'end' : 'middle';
-    ticks.push(`<line class="grid" x1="${px}" x2="${px}" y1="${MARGIN.top}" y2="${bottom}"/>`
-      + `<text class="tick" x="${px}" y="${bottom + 16}" text-anchor="${anchor}">${text}</text>`);
-  }
-  return `<g class="x-axis">${ticks.join('')}<line class="axis" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${bottom}" y2="${bottom}"/>`
-    + `<text class="axis-label" x="${MARGIN.left + PLOT_W / 2}" y="${height - 6}" text-anchor="middle">time (UTC)</text></g>`;
-}
-
-/** 1, 2 or 5 times a power of ten, at least `raw`. */
-function niceStep(raw: number): number {
-  const pow = 10 ** Math.floor(Math.log10(raw));
-  const m = raw / pow;
-  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * pow;
 }

@@ -13,6 +13,33 @@ import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtes
 import { Decimal } from '../../../src/domain/decimal';
 import { CHROMIUM as CHROMIUM_TOOL, requireTool } from '../../helpers/system-tools';
 import { smallCandles, smallFills, smallStartBalances } from '../../fixtures/backtest/small-run';
+import { writeDriftReport } from '../../../src/drift/drift-report';
+import { DRIFT_CAUSES } from '../../../src/drift/drift-types';
+import type { DriftResult } from '../../../src/drift/run-drift';
+
+/** The page's computed style of the first element matching `selector` (no DOM types in this tsconfig: read through globalThis). */
+async function computedStyle(page: Page, selector: string, props: readonly string[]): Promise<Record<string, string>> {
+  return page.evaluate(([sel, names]) => {
+    const g = globalThis as unknown as { document: { querySelector(s: string): unknown }; getComputedStyle(e: unknown): Record<string, string> };
+    const style = g.getComputedStyle(g.document.querySelector(sel));
+    return Object.fromEntries(names.map((n) => [n, style[n] ?? '']));
+  }, [selector, props] as const);
+}
+
+/** A drift result of one strategy whose live and replay equity curves are the same points (the case that drew as one line). */
+function coincidingDrift(): DriftResult {
+  const zero = Object.fromEntries(DRIFT_CAUSES.map((c) => [c, 0])) as Record<(typeof DRIFT_CAUSES)[number], number>;
+  const from = Date.UTC(2024, 4, 6, 9, 0) / 1000;
+  const curve = Array.from({ length: 240 }, (_, k) => ({ time: from + k * 60, equity: new Decimal(10_000 + Math.round(40 * Math.sin(k / 17) * 100) / 100) }));
+  return {
+    from, to: from + 240 * 60, downtime: [], counts: { matched: 12, onlyLive: zero, onlyReplay: zero, different: zero }, unexplained: 0, candlesRecorded: 480, corrected: null,
+    strategies: [{
+      strategy: 'bands', interval: '1m', markets: ['BTC_USDT'], version: 'abc123', params: {}, liveVersions: ['abc123'], versionMatches: true, paramsFrom: 'journal',
+      replayFrom: from, liveOrders: 12, replayOrders: 12, matched: 12, differences: [], startBalances: { USDT: new Decimal(10_000) },
+      liveEquity: curve, replayEquity: curve.map((p) => ({ ...p })), pnlDifference: new Decimal(0), quoteCurrency: 'USDT',
+    }],
+  };
+}
 
 /*
  * Renders real reports, writes them to a temp dir and opens them in headless Chromium: no console
@@ -104,6 +131,52 @@ function resolveBinary(command: string): string {
       expect(await page.locator('h1').innerText()).toBe('Rhythm test <BTC & ETH> "1m"');
       await page.screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-report.png'), fullPage: false });
       await page.locator('#price-chart').screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-price-chart.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('drift.html: both equity curves drawn and told apart where they coincide, a legend naming them, axis titles and tick labels', async () => {
+    const drift = coincidingDrift();
+    await writeDriftReport(join(dir, 'drift'), drift, 0);
+    const end = drift.strategies[0]!.liveEquity.at(-1)!.equity.toFixed(2);
+    const { page, problems, requests } = await open('drift/drift.html');
+    try {
+      expect(problems).toEqual([]);
+      expect(requests).toHaveLength(1);
+      const chart = page.locator('svg.drift-equity');
+      expect(await chart.count()).toBe(1);
+      const live = chart.locator('path.line.live');
+      const replay = chart.locator('path.line.replay');
+      expect(await live.count()).toBe(1);
+      expect(await replay.count()).toBe(1);
+      expect(Number(await live.getAttribute('data-points'))).toBeGreaterThan(100);
+      expect(await replay.getAttribute('d')).toBe(await live.getAttribute('d')); // the same points ...
+      // ... still two lines to the eye: other colours, the replay dashed and thinner, drawn over the live one.
+      const liveStyle = await computedStyle(page, 'svg.drift-equity path.line.live', ['stroke', 'strokeWidth', 'strokeDasharray']);
+      const replayStyle = await computedStyle(page, 'svg.drift-equity path.line.replay', ['stroke', 'strokeWidth', 'strokeDasharray']);
+      expect(replayStyle['stroke']).not.toBe(liveStyle['stroke']);
+      expect(liveStyle['strokeDasharray']).toBe('none');
+      expect(replayStyle['strokeDasharray']).not.toBe('none');
+      expect(parseFloat(replayStyle['strokeWidth'] ?? '')).toBeLessThan(parseFloat(liveStyle['strokeWidth'] ?? ''));
+      expect(await chart.locator('path.line').evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string }).getAttribute('class')))).toEqual(['line live', 'line replay']);
+
+      const legend = await page.locator('.legend').innerText();
+      expect(legend).toContain(`live (the journal's fills), ends at ${end} USDT`);
+      expect(legend).toContain(`replay (the backtest of the window), ends at ${end} USDT`);
+      expect(await page.locator('.legend svg path.line.live').count()).toBe(1);
+      expect(await page.locator('.legend svg path.line.replay').count()).toBe(1);
+      expect(await page.locator('p.note').innerText()).toContain('identical');
+
+      expect(await chart.locator('.x-axis .axis-label').textContent()).toBe('market time (UTC)');
+      expect(await chart.locator('.y-axis .axis-label').textContent()).toBe('equity (USDT)');
+      const xTicks = await chart.locator('.x-axis text.tick').allTextContents();
+      const yTicks = await chart.locator('.y-axis text.tick').allTextContents();
+      // A 4-hour window: round half hours, date and time in UTC.
+      expect(xTicks).toEqual(['09:00', '09:30', '10:00', '10:30', '11:00', '11:30', '12:00', '12:30'].map((hm) => `05-06 ${hm}`));
+      expect(yTicks.length).toBeGreaterThanOrEqual(3);
+      for (const t of yTicks) expect(t).toMatch(/^\d{1,2},\d{3}$/);
+      await page.locator('svg.drift-equity').screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-drift-chart.png') });
     } finally {
       await page.close();
     }
@@ -207,6 +280,16 @@ function resolveBinary(command: string): string {
         });
         expect(overflow).toBe(0);
       }
+      // On a laptop-size window the trades table fits its box: every column (Return and the exit reason too) without a sideways scroll.
+      await clean.page.setViewportSize({ width: 1280, height: 800 });
+      const fit = await clean.page.evaluate(() => {
+        const g = globalThis as unknown as { document: { querySelector(s: string): { scrollWidth: number; clientWidth: number; parentElement: { scrollWidth: number; clientWidth: number } } } };
+        const table = g.document.querySelector('#trades');
+        return { table: table.scrollWidth, box: table.parentElement.clientWidth, boxScroll: table.parentElement.scrollWidth };
+      });
+      expect(fit.table).toBeLessThanOrEqual(fit.box);
+      expect(fit.boxScroll).toBeLessThanOrEqual(fit.box);
+      await clean.page.locator('#trades').screenshot({ path: join(SCREENSHOT_DIR, 'tradebot-backtest-trades-1280.png') });
     } finally {
       await clean.page.close();
     }

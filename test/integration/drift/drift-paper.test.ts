@@ -124,7 +124,8 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
     expect(report.counts.matched).toBeGreaterThan(0);
     expect(report.dataDrift).toMatchObject({ checked: true, corrected: 0 });
     const html = readFileSync(path.join(out, 'drift.html'), 'utf8');
-    expect(html).toContain('polyline class="live"');
+    expect(html).toContain('path class="line live"');
+    expect(html).toContain('path class="line replay"');
     expect(html).toContain('daemon down');
 
     // Windows that start mid-run, with stock bought and orders open: the replay starts at the last
