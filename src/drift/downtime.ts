@@ -39,3 +39,10 @@ export function downtimeWindows(runs: readonly DaemonRun[], fromMarketMs: number
 export function inDowntime(windows: readonly DowntimeWindow[], marketMs: number): boolean {
   return windows.some((w) => marketMs > w.fromMarketMs && marketMs < w.toMarketMs);
 }
+
+/** The run alive at `atMs`: a stopped or superseded run until its stop or last heartbeat, the newest without a stop mark from its start on. */
+export function runAliveAt(runs: readonly DaemonRun[], atMs: number): DaemonRun | undefined {
+  const newest = runs.reduce<DaemonRun | undefined>((n, r) => (n === undefined || r.startedMarketMs > n.startedMarketMs ? r : n), undefined);
+  const end = (r: DaemonRun): number => r.stoppedMarketMs ?? (r === newest ? Number.POSITIVE_INFINITY : r.lastSeenMarketMs);
+  return runs.find((r) => r.startedMarketMs <= atMs && end(r) >= atMs);
+}

@@ -9,6 +9,7 @@ import type { GuestStrategy } from '../strategy/guest/guest-host';
 import { resolveIsolation, strategyReadable } from '../strategy/guest/sandbox';
 import { fromWire } from '../strategy/guest/wire';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
+import { runAliveAt } from './downtime';
 import { privateDir, writeDriftJob } from './drift-job';
 import { clipToRecords, NothingRecordedError } from './recorded-window';
 import { buildRecordsSnapshot } from './records-snapshot';
@@ -56,7 +57,7 @@ export async function runDriftInGuests(asked: DriftSpec, src: DriftSources, o: D
   const spec = { ...asked, from: window.from };
   // The run alive at `from`: each replay may warm up from its start (one answer for every strategy).
   const runs = await src.log.runs(spec.from * 1000, spec.to * 1000);
-  const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
+  const alive = runAliveAt(runs, spec.from * 1000);
   const sinceRunStart = alive === undefined ? 0 : Math.max(0, spec.from - Math.floor(alive.startedMarketMs / 1000));
   const results: DriftResult[] = [];
   const corrections: CorrectedCandle[] = [];

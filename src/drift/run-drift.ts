@@ -13,7 +13,7 @@ import type { OrderRecord, OrderStore } from '../store/order-store-port';
 import { classifier } from './classify-difference';
 import { versionChangeOf } from './version-change';
 import { compareOutcomes } from './compare-outcomes';
-import { downtimeWindows, type DowntimeWindow } from './downtime';
+import { downtimeWindows, runAliveAt, type DowntimeWindow } from './downtime';
 import { DRIFT_CAUSES, type DriftCause, type DriftDifference, type IntentOutcome } from './drift-types';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
 import { flatAnchor } from './flat-anchor';
@@ -129,7 +129,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     const toMarketBack = wallToMarket(runsBack);
     // The live guest has seen every candle since its run began (indicators such as an RSI or an EMA
     // carry all of it): the replay warms up on the same stretch, from the warm-up of the run alive at `from`.
-    const alive = runs.find((r) => r.startedMarketMs <= spec.from * 1000 && (r.stoppedMarketMs ?? r.lastSeenMarketMs) >= spec.from * 1000);
+    const alive = runAliveAt(runs, spec.from * 1000);
     const runStart = alive === undefined ? spec.from : Math.floor(alive.startedMarketMs / 1000);
     const warmup = (s.warmup + 1) * step;
     const recorded = new Map<string, RecordedCandle[]>();
@@ -169,7 +169,7 @@ export async function runDrift(spec: DriftSpec, src: DriftSources): Promise<Drif
     // A fill after the window is outside it: the replay ends at `to` and cannot have it either.
     const sinceAnchor = all.filter((r) => r.candleTime >= anchor && r.candleTime < spec.to && markets.includes(r.market));
     const live = liveOutcomes(sinceAnchor, toMarketBack).map((o) => (o.firstFillSec !== undefined && o.firstFillSec >= spec.to ? unfilled(o) : o));
-    // The backtest starts trading on the candle that closes at `from`: the window is by open time.
+    // The replay trades from the candle that opens at the anchor: the one whose balances were recorded there.
     const replay = replayOutcomes(outcome.replay.orders, outcome.replay.fills).filter((o) => o.candleTime >= anchor && o.candleTime < spec.to);
     const seen = anchor === spec.from ? { downtime, decisions } : { downtime: downtimeWindows(runsBack, anchor * 1000, spec.to * 1000), decisions: indexDecisions(await src.log.decisions(anchor, spec.to)) };
     const fixed = new Set(fixes.map((f) => `${f.market}|${f.time}`));

@@ -133,6 +133,14 @@ export function runMarkFields(mark: RunMark): Record<string, string> {
   return seen;
 }
 
-export function overlaps(run: DaemonRun, fromMarketMs: number, toMarketMs: number): boolean {
-  return run.startedMarketMs <= toMarketMs && (run.stoppedMarketMs ?? run.lastSeenMarketMs) >= fromMarketMs;
+/**
+ * The runs that overlap [from, to], oldest first. The newest run without a stop mark may still be
+ * running: heartbeats are wall-clock (every drift.heartbeatSeconds), so on an accelerated paper clock
+ * its last one can lag the market by many minutes; it counts as alive from its start on.
+ */
+export function runsOverlapping(all: readonly DaemonRun[], fromMarketMs: number, toMarketMs: number): DaemonRun[] {
+  const sorted = [...all].sort((a, b) => a.startedMarketMs - b.startedMarketMs);
+  const newest = sorted[sorted.length - 1];
+  const end = (r: DaemonRun): number => r.stoppedMarketMs ?? (r === newest ? Number.POSITIVE_INFINITY : r.lastSeenMarketMs);
+  return sorted.filter((r) => r.startedMarketMs <= toMarketMs && end(r) >= fromMarketMs);
 }

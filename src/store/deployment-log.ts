@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { Interval } from '../domain/candle';
 import {
-  DEFAULT_DEPLOYMENT_LOG_LIMITS, candleLine, overlaps, runFromFields, runMarkFields,
+  DEFAULT_DEPLOYMENT_LOG_LIMITS, candleLine, runFromFields, runsOverlapping, runMarkFields,
   type DaemonRun, type DeploymentLog, type DeploymentLogLimits, type RecordedBalances, type RecordedCandle, type RecordedDecision, type RecordedVersion, type RunMark,
 } from './deployment-log-port';
 import type { StoreKeys } from './keys';
@@ -83,16 +83,13 @@ export class RedisDeploymentLog implements DeploymentLog {
   }
 
   async runs(fromMarketMs: number, toMarketMs: number): Promise<DaemonRun[]> {
-    const ids = await withStore('runs', () => this.redis.zrangebyscore(this.keys.driftRuns(), '-inf', toMarketMs));
+    // Every run kept (a few per day): whether the newest may still run depends on the ones after `to`.
+    const ids = await withStore('runs', () => this.redis.zrangebyscore(this.keys.driftRuns(), '-inf', '+inf'));
     if (ids.length === 0) return [];
     const p = this.redis.pipeline();
     for (const id of ids) p.hgetall(this.keys.driftRun(id));
     const replies = await withStore('runs', () => p.exec());
-    const out: DaemonRun[] = [];
-    ids.forEach((id, i) => {
-      const run = runFromFields(id, (replies?.[i]?.[1] ?? {}) as Record<string, string>);
-      if (run !== undefined && overlaps(run, fromMarketMs, toMarketMs)) out.push(run);
-    });
-    return out;
+    const all = ids.flatMap((id, i) => runFromFields(id, (replies?.[i]?.[1] ?? {}) as Record<string, string>) ?? []);
+    return runsOverlapping(all, fromMarketMs, toMarketMs);
   }
 }

@@ -56,7 +56,7 @@ export interface ReplayInput {
    */
   readonly strategyRules?: { readonly timeBudgetMs?: number | undefined; readonly maxConsecutiveFailures?: number | undefined } | undefined;
   /**
-   * Unix s before which intents are dropped, as the daemon drops those of its warm-up candles: the
+   * Unix s: intents of candles that open before it are dropped, as the daemon drops those of its warm-up candles: the
    * candles before it only warm the strategy up (a walk-forward test window starts warm). Default: none.
    */
   readonly tradeFrom?: number | undefined;
@@ -323,7 +323,8 @@ export class BacktestReplay {
     const reading = this.kernel.freshBalances();
     if (reading !== undefined) return reading.then(() => this.decide(market, interval, candle, closeTime));
     const r = this.host.handleCandle(market, interval, candle);
-    if (closeTime < this.tradeFrom) return r instanceof Promise ? r.then(() => undefined) : undefined; // warm-up
+    // Warm-up: candles that OPEN before tradeFrom (as the report slices them); live, the candle before a run's first was warm-up too.
+    if (candle.time < this.tradeFrom) return r instanceof Promise ? r.then(() => undefined) : undefined;
     if (r instanceof Promise) return r.then((intents) => this.submitAll(intents));
     return (r as readonly StampedIntent[]).length > 0 ? this.submitAll(r) : undefined;
   }

@@ -1,6 +1,6 @@
 import type { Interval } from '../../domain/candle';
 import {
-  DEFAULT_DEPLOYMENT_LOG_LIMITS, overlaps, runFromFields, runMarkFields,
+  DEFAULT_DEPLOYMENT_LOG_LIMITS, runFromFields, runMarkFields, runsOverlapping,
   type DaemonRun, type DeploymentLog, type DeploymentLogLimits, type RecordedBalances, type RecordedCandle, type RecordedDecision, type RecordedVersion, type RunMark,
 } from '../deployment-log-port';
 
@@ -95,9 +95,6 @@ export class InMemoryDeploymentLog implements DeploymentLog {
   }
 
   async runs(fromMarketMs: number, toMarketMs: number): Promise<DaemonRun[]> {
-    return [...this.runFields.entries()]
-      .map(([id, f]) => runFromFields(id, f))
-      .filter((r): r is DaemonRun => r !== undefined && overlaps(r, fromMarketMs, toMarketMs))
-      .sort((a, b) => a.startedMarketMs - b.startedMarketMs);
+    return runsOverlapping([...this.runFields.entries()].flatMap(([id, f]) => runFromFields(id, f) ?? []), fromMarketMs, toMarketMs);
   }
 }

@@ -86,7 +86,8 @@ export function orderStoreContract(adapterName: string, makeAdapter: () => Promi
         status: 'pending', orderId: undefined, ocoId: undefined, filledAmount: '0', createdAtMs: 1_000, updatedAtMs: 1_000,
         reason: 'sma cross up', fencingToken: undefined,
       });
-      expect(record.history).toEqual([{ atMs: 1_000, event: 'record', from: null, to: 'pending' }]);
+      // Both clocks: the stores are built without a market clock here, so it reads the wall one.
+      expect(record.history).toEqual([{ atMs: 1_000, marketMs: 1_000, event: 'record', from: null, to: 'pending' }]);
       expect(await a.orders.get(input.clientOrderId)).toEqual(record);
     });
 
