@@ -88,13 +88,13 @@ async function records(): Promise<{ journal: RedisOrderStore; log: RedisDeployme
 }
 
 test('three market hours of stop-limit entries and OCO exits on two markets: every periodic check runs and is clean, the whole run has 0 unexplained, no fill before its candle', async () => {
-  const s = setup(120);
+  const s = setup(180);
   daemon = new DaemonProcess(['run', '--config', s.config], s.env);
   const d = daemon;
   await d.waitForLine(msg('tradebot started'), 60_000, 'start');
   const startedMs = Date.now();
-  // 180 market minutes at 120x: 90 s.
-  await new Promise((r) => setTimeout(r, 90_000));
+  // 180 market minutes at 180x: 60 s.
+  await new Promise((r) => setTimeout(r, 61_000));
   await d.waitForLine((l) => l.msg === 'drift check done' && d.count(msg('drift check done')) >= 5, 60_000, 'five periodic checks');
   d.signal('SIGTERM');
   expect((await d.exit()).code).toBe(0);
@@ -131,21 +131,21 @@ test('three market hours of stop-limit entries and OCO exits on two markets: eve
 });
 
 test('a reload and a promote of changed code inside the window: the differences they make are version_change, none unexplained', async () => {
-  const s = setup(120);
+  const s = setup(180);
   daemon = new DaemonProcess(['run', '--config', s.config], s.env);
   const d = daemon;
   await d.waitForLine(msg('tradebot started'), 60_000, 'start');
-  await new Promise((r) => setTimeout(r, 15_000)); // 30 market minutes of v1
+  await new Promise((r) => setTimeout(r, 10_000)); // 30 market minutes of v1
   // v2 buys less: every entry after the promote differs from what v1 (the replay of v1's code would) place.
   writeFileSync(s.module, readFileSync(s.module, 'utf8').replace(".default('200')", ".default('150')"));
   const reload = new DaemonProcess(['reload', '--config', s.config], s.env);
   await d.waitForLine(msg('strategy reloaded: new version runs as a shadow (its intents are recorded, not sent)'), 30_000, 'reload');
   expect((await reload.exit()).code).toBe(0);
-  await new Promise((r) => setTimeout(r, 3_000));
+  await new Promise((r) => setTimeout(r, 2_000));
   const promote = new DaemonProcess(['promote', 'pair-dip', '--config', s.config, '--timeout', '10'], s.env);
   expect((await promote.exit()).code).toBe(0);
   await d.waitForLine(msg('strategy version promoted'), 10_000, 'promote');
-  await new Promise((r) => setTimeout(r, 15_000)); // 30 market minutes of v2
+  await new Promise((r) => setTimeout(r, 10_000)); // 30 market minutes of v2
   d.signal('SIGTERM');
   expect((await d.exit()).code).toBe(0);
 
