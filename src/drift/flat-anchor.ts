@@ -26,7 +26,7 @@ export function flatAnchor(
     const ended = FINAL_STATUSES.has(r.status) ? endedAtMarketMs(r) : undefined;
     latestEnd = Math.max(latestEnd, ended ?? Infinity);
     const was = net.get(r.market) ?? ZERO;
-    const now = r.side === 'buy' ? was.plus(r.filledAmount) : was.minus(r.filledAmount);
+    const now = netAfter(was, r);
     nonZero += (now.isZero() ? 0 : 1) - (was.isZero() ? 0 : 1);
     net.set(r.market, now);
     flat.push(nonZero === 0);
@@ -41,6 +41,11 @@ export function flatAnchor(
 }
 
 const ZERO = new Decimal(0);
+
+/** A net position (base units) after one journaled order's fills: buys add, sells take away. */
+export function netAfter(net: Decimal, r: Pick<OrderRecord, 'side' | 'filledAmount'>): Decimal {
+  return r.side === 'buy' ? net.plus(r.filledAmount) : net.minus(r.filledAmount);
+}
 
 /** How many of the (sorted) records have a candle before t. */
 function countBefore(sorted: readonly OrderRecord[], t: number): number {

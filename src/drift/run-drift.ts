@@ -16,7 +16,7 @@ import { compareOutcomes } from './compare-outcomes';
 import { downtimeWindows, runAliveAt, type DowntimeWindow } from './downtime';
 import { DRIFT_CAUSES, type DriftCause, type DriftDifference, type IntentOutcome } from './drift-types';
 import { correctedCandles, type CorrectedCandle } from './data-drift';
-import { flatAnchor } from './flat-anchor';
+import { flatAnchor, netAfter } from './flat-anchor';
 import { FINAL_STATUSES } from '../domain/order-state';
 import { liveFills, liveOutcomes, marketMsOf, replayOutcomes, wallToMarket } from './outcomes';
 
@@ -218,8 +218,7 @@ function journalIdentity(records: readonly OrderRecord[]): { versions: string[];
  * position from the orders before it, or an order placed before it that was still open at `from`.
  */
 function carriedState(before: readonly OrderRecord[], from: number, toMarket: (atMs: number) => number | undefined): string | undefined {
-  let net = new Decimal(0);
-  for (const r of before) net = r.side === 'buy' ? net.plus(r.filledAmount) : net.minus(r.filledAmount);
+  const net = before.reduce(netAfter, new Decimal(0));
   const open = before.filter((r) => {
     const endedMs = endedAt(r, toMarket);
     return !FINAL_STATUSES.has(r.status) || (endedMs !== undefined && endedMs >= from * 1000);
