@@ -20,6 +20,8 @@ module.exports = {
   // wait on child daemons, simulators and Redis, so a second worker nearly halves the run (728 s -> 393 s,
   // back to back at load below 1, 183 suites).
   maxWorkers: 2,
+  // Long suites first on a run without Jest's timing cache (CI's fresh clone): no four-minute tail.
+  testSequencer: '<rootDir>/test/helpers/slow-first-sequencer.js',
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   // The default output, then the plain "N passed, N failed" line CI reads.

@@ -50,7 +50,7 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
   prefix = `tbdrift-${Date.now().toString(36)}`;
   sim = await startSimulatedExchange({
     apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' },
-    markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 30, seed: 7,
+    markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 60, seed: 7,
   });
   const cfg = writeConfig({
     mode: 'paper',
@@ -71,10 +71,10 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
     for (let run = 0; run < 3; run++) {
       running = new DaemonProcess(['run', '--config', cfg.file], env);
       await running.waitForLine(started, 60_000, 'tradebot started');
-      await sleep(12_000); // six 1m candles at speed 30
+      await sleep(6_000); // six 1m candles at speed 60
       if (run < 2) {
         await running.kill(); // SIGKILL: no stop record
-        await sleep(5_000); // two or three candles nobody sees live
+        await sleep(2_500); // two or three candles nobody sees live
       } else {
         // The periodic check has run (a child process) and its report is on /metrics.
         const port = Number((await running.waitForLine((l) => l.msg === 'metrics server listening', 1000))['port']);
