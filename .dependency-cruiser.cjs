@@ -13,12 +13,14 @@ const LAYERS = [
   ['limiter'], // the rate-limiter port, its Redis and in-memory adapters
   ['risk'], // pre-trade checks and the trading state: pure, no I/O
   ['exchange'], // the ExchangeClient port, its HTTP adapter, the nonce port and adapters
-  ['market-data'], // candle clocks, pollers, CSV candles, the job scheduler
+  ['candle-files'], // the candle CSV format: rows, columns, reading and writing files
+  ['market-data'], // candle clocks, pollers, the market stream
+  ['jobs'], // the job scheduler: cron or market-clock ticks for candles, reconcile, leases, health, drift, kill-switch
   ['config'], // the validated, frozen config
   ['log'], // the pino factory
   ['metrics'], // the Registry, /metrics and /healthz
   ['strategy'], // the strategy contract, host, guests, candle flow
-  ['execution'], // the order pipeline (risk gate -> prepare -> journal -> send -> settle), intent sink, clock guard
+  ['execution'], // journal/, reconciliation/, orders/ (risk gate -> prepare -> journal -> send -> settle), guards/, kernel/
   ['trading-state'], // the operator's trading state (pause, reduce-only), stored for other processes
   ['strategy-control'], // reload / promote / rollback of strategy versions, their control store
   ['simulator'], // the simulated exchange (paper, backtest, tests)
