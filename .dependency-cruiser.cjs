@@ -11,15 +11,17 @@ const LAYERS = [
   ['portfolio'], // positions, average entry, realised/unrealised PnL, fed by fills: no I/O
   ['store'], // Redis: connection, keys, Lua scripts, the order journal and leases
   ['limiter'], // the rate-limiter port, its Redis and in-memory adapters
-  ['risk'], // pre-trade checks and the trading state: pure, no I/O
+  ['trading-state'], // the operator's trading state: the states and what they allow (pure), their stores, the control applying them
+  ['risk'], // pre-trade checks: pure, no I/O
   ['exchange'], // the ExchangeClient port, its HTTP adapter, the nonce port and adapters
-  ['market-data'], // candle clocks, pollers, CSV candles, the job scheduler
+  ['candle-files'], // the candle CSV format: rows, columns, reading and writing files
+  ['market-data'], // candle clocks, pollers, the market stream
+  ['jobs'], // the job scheduler: cron or market-clock ticks for candles, reconcile, leases, health, drift, kill-switch
   ['config'], // the validated, frozen config
   ['log'], // the pino factory
   ['metrics'], // the Registry, /metrics and /healthz
   ['strategy'], // the strategy contract, host, guests, candle flow
-  ['execution'], // the order pipeline (risk gate -> prepare -> journal -> send -> settle), intent sink, clock guard
-  ['trading-state'], // the operator's trading state (pause, reduce-only), stored for other processes
+  ['execution'], // journal/, reconciliation/, orders/ (risk gate -> prepare -> journal -> send -> settle), guards/, kernel/
   ['strategy-control'], // reload / promote / rollback of strategy versions, their control store
   ['simulator'], // the simulated exchange (paper, backtest, tests)
   ['backtest'], // replay, reports, sweeps
@@ -67,16 +69,16 @@ module.exports = {
     },
     {
       name: 'risk-does-no-io',
-      comment: 'risk/ checks intents against limits and state it is handed: no Redis, no network, no files.',
+      comment: 'risk/ checks intents against limits and state it is handed: no Redis, no network, no files. From trading-state/ it reads only the pure states (trading-state.ts), never their stores.',
       severity: 'error',
       from: { path: '^src/risk/' },
-      to: { path: ['^src/store/', '^node_modules/ioredis/', '^node_modules/ky/'] },
+      to: { path: ['^src/store/', '^src/trading-state/(?!trading-state\\.ts$)', '^node_modules/ioredis/', '^node_modules/ky/'] },
     },
     {
       name: 'io-free-builtins',
-      comment: 'domain/, core/, portfolio/ and risk/ read no files and open no sockets.',
+      comment: 'domain/, core/, portfolio/, risk/ and the trading states (trading-state/trading-state.ts) read no files and open no sockets.',
       severity: 'error',
-      from: { path: ['^src/domain/', '^src/core/', '^src/portfolio/', '^src/risk/'] },
+      from: { path: ['^src/domain/', '^src/core/', '^src/portfolio/', '^src/risk/', '^src/trading-state/trading-state\\.ts$'] },
       to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|dgram|tls|worker_threads)$' },
     },
     {

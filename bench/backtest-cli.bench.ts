@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { BacktestReplay } from '../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy } from '../src/backtest/run-backtest';
 import { Decimal } from '../src/domain/decimal';
-import { readCsvColumns } from '../src/market-data/csv-columns';
+import { readCsvColumns } from '../src/candle-files/csv-columns';
 import { simMarketInfo } from '../src/simulator/sim-markets';
 import type { BenchRow } from './bench-types';
 import { writeYearCsv } from './year-csv';

@@ -3,12 +3,12 @@ import * as path from 'node:path';
 import { SMA } from 'technicalindicators';
 import type { Candle } from '../src/domain/candle';
 import { Decimal } from '../src/domain/decimal';
-import { loadCsvRows, rowToCandle } from '../src/market-data/csv-candles';
+import { loadCsvRows, rowToCandle } from '../src/candle-files/csv-candles';
 import { BacktestReplay } from '../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy, type StrategyCache } from '../src/backtest/run-backtest';
 import { simMarketInfo } from '../src/simulator/sim-markets';
 import { decimalToNumber } from '../src/strategy/candle-series';
-import { CandleColumns } from '../src/market-data/csv-columns';
+import { CandleColumns } from '../src/candle-files/csv-columns';
 import type { BenchRow } from './bench-types';
 
 /**

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { ManualClock } from '../src/core/clock';
 import { Decimal } from '../src/domain/decimal';
 import { parseRiskOption } from '../src/backtest/options';
-import { readCsvCandles } from '../src/market-data/csv-candles';
+import { readCsvCandles } from '../src/candle-files/csv-candles';
 import { runDrift } from '../src/drift/run-drift';
 import { InMemoryDeploymentLog } from '../src/store/memory/in-memory-deployment-log';
 import { InMemoryLeaseStore } from '../src/store/memory/in-memory-lease-store';

@@ -3,14 +3,14 @@ import type { Clock, MarketClock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { intervalSeconds } from '../domain/candle';
 import type { ExchangeClient } from '../exchange/exchange-client';
-import { KillSwitchRefresher, type KillSwitchHealth } from '../execution/kill-switch-refresher';
+import { KillSwitchRefresher, type KillSwitchHealth } from '../execution/guards/kill-switch-refresher';
 import { LIMIT_IDS } from '../limiter/limits';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
 import { checkRedisHealth } from '../store/redis';
 import type { CandleFlow } from '../strategy/candle-flow';
-import { CronJobScheduler, createJobScheduler, type JobDefinition, type JobEvents, type JobScheduler } from '../market-data/scheduler';
+import { CronJobScheduler, createJobScheduler, type JobDefinition, type JobEvents, type JobScheduler } from '../jobs/scheduler';
 import type { Trading } from './trading-wiring';
 
 export interface JobsInput {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import type { FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
-import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
+import { loadCsvRows, type CsvCandleRow } from '../candle-files/csv-candles';
 import { parseFillModel, type FillModel, type FillModelText } from '../domain/fill-model';
 import { startSimulatedExchange, type SimulatedExchange } from '../simulator/start-simulated-exchange';
 

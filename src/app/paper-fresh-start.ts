@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
-import { isDeadLocalOwner } from '../execution/dead-owner';
+import { isDeadLocalOwner } from '../execution/guards/dead-owner';
 import type { Logger } from '../log/logger';
 import type { StoreKeys } from '../store/keys';
 import { clearTimeline, surveyTimeline, type TimelineSurvey } from '../store/timeline-keys';

@@ -6,7 +6,7 @@ import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/
 import { GuestHost, type GuestHostEvents } from '../strategy/guest/guest-host';
 import { VersionedHost, type StrategyVersion, type VersionedHostEvents, type VersionRole } from '../strategy/versions/versioned-host';
 import { CandleFlow, type IntentSink } from '../strategy/candle-flow';
-import { settleBeforeCandle, type AccountStreamView } from '../execution/candle-settlement';
+import { settleBeforeCandle, type AccountStreamView } from '../execution/kernel/candle-settlement';
 import type { Interval } from '../domain/candle';
 import type { MarketName } from '../domain/market';
 import type { Trading } from './trading-wiring';

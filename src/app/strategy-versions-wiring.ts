@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import type { Logger } from '../log/logger';
-import type { JobDefinition } from '../market-data/scheduler';
+import type { JobDefinition } from '../jobs/scheduler';
 import type { Metrics } from '../metrics/registry';
 import type { StoreKeys } from '../store/keys';
 import type { DescribedStrategy } from '../strategy/guest/describe-strategies';
@@ -14,7 +14,7 @@ import { isKept, keep, keptDir } from '../strategy-control/kept-sources';
 import { RedisStrategyControlStore } from '../strategy-control/redis-control-store';
 import type { OpenOnMarkets } from '../strategy-control/dropped-markets';
 import { VERSION_ACTIONS, VersionControl, type Described, type DescribedVersion } from '../strategy-control/version-control';
-import type { OpenOrderBook } from '../execution/open-order-book';
+import type { OpenOrderBook } from '../execution/kernel/open-order-book';
 import type { Portfolio } from '../portfolio/portfolio';
 import { describeStrategiesIn, strategyConfigs, type ConfiguredStrategies } from './strategy-wiring';
 

@@ -3,7 +3,7 @@ import { openAccountStore } from '../app/account-store';
 import { tradingStateDir } from '../app/state-wiring';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
-import type { TradingState } from '../risk/trading-state';
+import type { TradingState } from '../trading-state/trading-state';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
 import { RedisTradingStateStore, REPLICA_ALIVE_MS, type ReplicaReport, type StoredPosition, type TradingStateStore } from '../trading-state/trading-state-store';
 import { formatError } from './api-command';

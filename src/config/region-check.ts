@@ -11,7 +11,7 @@ import { ConfigError } from '../domain/errors';
  * types an account may place, and a deliberately invalid order is no safe probe (whether the venue
  * checks the region before or after the parameters is not documented). Any other 453 (an account
  * restricted by region behind the global URL, a market not yet listed) is caught on the first order:
- * the daemon halts with a message saying so (src/execution/order-sender.ts, OrderTypeRefused).
+ * the daemon halts with a message saying so (src/execution/orders/order-sender.ts, OrderTypeRefused).
  */
 export function orderRegionError(config: {
   readonly mode: string;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock';
 import type { Balances } from '../domain/market';
-import type { SubmitResult } from '../execution/executor';
+import type { SubmitResult } from '../execution/orders/executor';
 import type { Logger } from '../log/logger';
 import type { ClosedCandle } from '../market-data/candle-poller';
 import type { DeploymentLog, RecordedDecision } from '../store/deployment-log-port';

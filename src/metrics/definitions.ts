@@ -3,6 +3,7 @@ import { GUEST_ISOLATION_LEVELS } from '../domain/guest-isolation';
 import { ORDER_STATUSES } from '../domain/order-state';
 import { ENDPOINTS, type EndpointId } from '../exchange/http/endpoints';
 import { LIMIT_IDS } from '../limiter/limits';
+import { TRADING_STATES, type TradingState } from '../trading-state/trading-state';
 
 /**
  * Every tradebot metric as data: name, type, help and label names. registry.ts builds the typed
@@ -117,9 +118,8 @@ export type ExchangeOutcome = (typeof EXCHANGE_OUTCOMES)[number];
 export const INTENT_RESULTS = ['accepted', 'denied'] as const;
 export type IntentResult = (typeof INTENT_RESULTS)[number];
 
-/** Mirrors TradingState in src/risk/trading-state.ts; kept here so metrics do not depend on risk/. */
-export const TRADING_STATES = ['active', 'halted', 'reducing'] as const;
-export type TradingStateLabel = (typeof TRADING_STATES)[number];
+export { TRADING_STATES };
+export type TradingStateLabel = TradingState;
 
 export const BALANCE_KINDS = ['available', 'freeze'] as const;
 
@@ -145,7 +145,7 @@ export const STORE_BACKENDS = ['redis', 'memory'] as const;
 export const ORDER_SIDES = ['buy', 'sell'] as const;
 export const READINESS_CHECKS = ['redis', 'exchange', 'reconciled'] as const;
 
-/** Mirrors the fields of src/execution/report-agreement.ts plus the order id (metrics do not depend on execution/). */
+/** Mirrors the fields of src/execution/reconciliation/report-agreement.ts plus the order id (metrics do not depend on execution/). */
 export const PUSH_MISMATCH_FIELDS = ['orderId', 'market', 'side', 'kind', 'amount', 'price', 'activationPrice'] as const;
 export type PushMismatchField = (typeof PUSH_MISMATCH_FIELDS)[number];
 

@@ -28,7 +28,7 @@ export interface RiskContext {
   /**
    * The wallet an OCO draws on (domain/collateral.ts ocoWallet); default 'collateral', as the venue.
    * Only the trading balance is checked here: an OCO on the collateral account is checked by the
-   * executor against that account (execution/prepare-order.ts), never against the spot balance.
+   * executor against that account (execution/orders/prepare-order.ts), never against the spot balance.
    */
   readonly ocoWallet?: 'trading' | 'collateral' | undefined;
   /** Every open order of ours ON THIS MARKET, all strategies (an OCO is one view). */

@@ -6,7 +6,7 @@ import {
   type RiskCheck, type RiskContext, type RiskDecision,
 } from './risk-checks';
 import { limitsFor, type RiskLimits } from './risk-limits';
-import { isExit, TradingStateHolder, type TradingState } from './trading-state';
+import { isExit, TradingStateHolder, type TradingState } from '../trading-state/trading-state';
 
 /** Where the daily loss limit reads today's realised PnL: the portfolio (src/portfolio/portfolio.ts). */
 export interface RealizedToday {

@@ -4,7 +4,7 @@ import { DEFAULT_DIALECT, type DialectName } from '../exchange/wire/dialect';
 import { DIALECTS } from '../exchange/wire/dialects';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { LIMITS, type LimitTable } from '../limiter/limits';
-import { loadCsvRows, type CsvCandleRow } from '../market-data/csv-candles';
+import { loadCsvRows, type CsvCandleRow } from '../candle-files/csv-candles';
 import type { FillModel } from '../domain/fill-model';
 import { SimEngine, type CollateralMode, type OcoLegIds } from './engine/sim-engine';
 import type { AccountFunding, EngineEvent } from './engine/types';

@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger';
 import { CandlePoller, type CandlePollerEvent, type ClosedCandle, type PollSummary } from '../market-data/candle-poller';
 import type { StampedIntent } from './intent-validation';
 import type { CandleHost } from './guest/guest-host';
-import type { JobDefinition } from '../market-data/scheduler';
+import type { JobDefinition } from '../jobs/scheduler';
 
 /** Where tradable intents go (the executor, through its adapter). */
 export interface IntentSink {

@@ -1,6 +1,6 @@
 import type { Candle } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
-import { CLOSE, ColumnCandle, HIGH, LOW, OPEN, VOLUME } from '../market-data/csv-columns';
+import { CLOSE, ColumnCandle, HIGH, LOW, OPEN, VOLUME } from '../candle-files/csv-columns';
 
 /**
  * The bounded window of closed candles a strategy sees, oldest first. A ring buffer: pushing a

@@ -1,11 +1,25 @@
 import { hostname } from 'node:os';
-import type { Logger } from '../log/logger';
-import type { RiskEngine } from '../risk/risk-engine';
-import type { TradingState } from '../risk/trading-state';
+import type { TradingState } from './trading-state';
 import { isLater, type StoredPosition, type TradingStateChange, type TradingStateStore } from './trading-state-store';
 
 /** The only state the daemon sets by itself (signals, automatic halts): it may make things safer, never riskier. */
 export type DaemonTradingState = Extract<TradingState, 'halted'>;
+
+/**
+ * Where the state takes effect: the RiskEngine (risk/ sits above this room and depends on the
+ * states defined here, so the control names only the two members it uses).
+ */
+export interface TradingStateTarget {
+  readonly tradingState: TradingState;
+  setTradingState(next: TradingState, reason: string): void;
+}
+
+/** The pino-compatible subset the control logs with (log/ sits above this room). */
+export interface TradingStateLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
 
 const NOTHING_APPLIED: StoredPosition = { seq: 0, epoch: '' };
 
@@ -30,9 +44,9 @@ export class TradingStateControl {
   private unstored: TradingStateChange | undefined;
 
   constructor(
-    private readonly engine: RiskEngine,
+    private readonly engine: TradingStateTarget,
     private readonly store: TradingStateStore,
-    private readonly log: Logger,
+    private readonly log: TradingStateLog,
     readonly instance: string = `${hostname()}:${process.pid}`,
     private readonly nowMs: () => number = Date.now,
   ) {}

@@ -4,7 +4,7 @@ import { ConfigError, StoreUnavailableError } from '../domain/errors';
 import type { StoreKeys } from '../store/keys';
 import { withStore } from '../store/redis';
 import { storeScripts } from '../store/scripts';
-import { TRADING_STATES, type TradingState } from '../risk/trading-state';
+import { TRADING_STATES, type TradingState } from './trading-state';
 
 /**
  * Where an operator's run-time trading state lives, so `tradebot pause|resume|reduce-only` (another

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { CsvCandleRow } from '../../src/market-data/csv-candles';
+import type { CsvCandleRow } from '../../src/candle-files/csv-candles';
 import { StoreKeys } from '../../src/store/keys';
 import { RedisOrderStore } from '../../src/store/order-store';
 import { mulberry32 } from '../../src/simulator/market/candle-source';

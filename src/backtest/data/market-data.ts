@@ -2,7 +2,7 @@ import type { Candle, Interval } from '../../domain/candle';
 import { INTERVALS, intervalSeconds } from '../../domain/candle';
 import { BacktestInputError } from '../../domain/errors';
 import { MARKET_NAME, type MarketName } from '../../domain/market';
-import { readCsvColumns, type CsvColumnsFile } from '../../market-data/csv-columns';
+import { readCsvColumns, type CsvColumnsFile } from '../../candle-files/csv-columns';
 
 /** One `--data MARKET=FILE.csv` argument. */
 export interface DataSpec {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import type { Candle } from '../../domain/candle';
 import { BacktestInputError } from '../../domain/errors';
-import { CSV_HEADER, formatCsvRow, parseCsvRow } from '../../market-data/csv-candles';
+import { CSV_HEADER, formatCsvRow, parseCsvRow } from '../../candle-files/csv-candles';
 
 const TAIL_BYTES = 4096;
 

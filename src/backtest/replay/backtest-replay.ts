@@ -17,7 +17,7 @@ import { HealthRecorder, type StrategyHealth } from './strategy-health';
 import type { BacktestFill } from './backtest-fill';
 import { CandleAggregator } from './candle-aggregator';
 import { orderLogEntry, type OrderLogEntry } from './order-log';
-import { TradingKernel } from '../../execution/trading-kernel';
+import { TradingKernel } from '../../execution/kernel/trading-kernel';
 import { InProcessExchange } from '../../simulator/in-process-exchange';
 import type { EngineEvent } from '../../simulator/engine/types';
 import type { PositionState } from '../../portfolio/portfolio';

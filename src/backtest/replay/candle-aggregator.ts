@@ -1,6 +1,6 @@
 import { candleOpenTime, nextCandleOpenTime, type Candle, type Interval } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
-import { CLOSE, ColumnCandle, HIGH, LOW, OPEN, VOLUME, type CandleColumns } from '../../market-data/csv-columns';
+import { CLOSE, ColumnCandle, HIGH, LOW, OPEN, VOLUME, type CandleColumns } from '../../candle-files/csv-columns';
 
 interface Bucket {
   readonly kind: 'decimal';

@@ -2,8 +2,8 @@ import { Decimal } from '../../domain/decimal';
 import { ExchangeRejectedError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
 import type { OrderSide } from '../../domain/order';
-import type { SubmitResult } from '../../execution/executor';
-import { exchangeClientOrderId } from '../../execution/oco-ids';
+import type { SubmitResult } from '../../execution/orders/executor';
+import { exchangeClientOrderId } from '../../execution/journal/oco-ids';
 import type { OrderRecord } from '../../store/order-store-port';
 import type { StampedIntent } from '../../strategy/intent-validation';
 

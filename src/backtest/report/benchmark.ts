@@ -1,7 +1,7 @@
 import { intervalSeconds } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { decimalToNumber } from '../../strategy/candle-series';
-import { closeNumber } from '../../market-data/csv-columns';
+import { closeNumber } from '../../candle-files/csv-columns';
 import type { Candle } from '../../domain/candle';
 import type { Benchmark, BacktestRun } from './types';
 import { fullCurveOf } from './equity-series';

@@ -1,12 +1,12 @@
 import type { Candle, Interval } from '../../domain/candle';
-import { closeNumber } from '../../market-data/csv-columns';
+import { closeNumber } from '../../candle-files/csv-columns';
 import { intervalSeconds } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
 import type { MarketName } from '../../domain/market';
 import type { BacktestFill, CandlesByMarket, EquityPoint, EquitySeries, StartBalances } from './types';
 import { addScaled, formatScaled, mulScaled, scaledOf, scaledOfDouble, type Scaled } from './scaled-decimal';
-import { CLOSE, ColumnCandle } from '../../market-data/csv-columns';
+import { CLOSE, ColumnCandle } from '../../candle-files/csv-columns';
 
 interface MarketBook {
   readonly market: MarketName;

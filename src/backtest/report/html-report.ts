@@ -1,5 +1,5 @@
 import { intervalSeconds } from '../../domain/candle';
-import { closeNumber } from '../../market-data/csv-columns';
+import { closeNumber } from '../../candle-files/csv-columns';
 import { escapeHtml } from './html-escape';
 import { formatDuration, formatMoney, formatPercent, formatRatio, formatTime } from './format';
 import { healthBanner, healthSection, ordersSection, rulesSection, settingsSection } from './html-run-sections';

@@ -10,7 +10,7 @@ import type { OrderBook } from './order-book';
 import type { OrderExecution } from './order-execution';
 import { candlePath } from './price-path';
 import type { MarketReach } from './order-book';
-import { CLOSE, ColumnCandle, HIGH, LOW, OPEN } from '../../market-data/csv-columns';
+import { CLOSE, ColumnCandle, HIGH, LOW, OPEN } from '../../candle-files/csv-columns';
 
 /**
  * Relative margin of the test on doubles: a level and a candle value that are decimals of up to 15

@@ -1,7 +1,7 @@
 import type { Decimal } from '../../domain/decimal';
 import type { MarketInfo } from '../../domain/market';
 import type { Liquidity } from './liquidity';
-import { CLOSE, ColumnCandle } from '../../market-data/csv-columns';
+import { CLOSE, ColumnCandle } from '../../candle-files/csv-columns';
 
 /** The fields of the last applied candle the engine keeps reading. */
 interface SettledCandle {

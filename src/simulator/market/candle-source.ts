@@ -1,4 +1,4 @@
-import type { CsvCandleRow } from '../../market-data/csv-candles';
+import type { CsvCandleRow } from '../../candle-files/csv-candles';
 
 /**
  * Where a simulated market's 1-minute candles come from: a recorded CSV file (kept with its own

@@ -1,7 +1,7 @@
 import { candleOpenTime, nextCandleOpenTime, type Interval } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import type { MarketInfo } from '../../domain/market';
-import { rowToCandle } from '../../market-data/csv-candles';
+import { rowToCandle } from '../../candle-files/csv-candles';
 import { partialAlongPath } from '../engine/price-path';
 import { MINUTE, type CandleSource } from './candle-source';
 

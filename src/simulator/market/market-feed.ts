@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock';
 import type { MarketName } from '../../domain/market';
-import { rowToCandle, type CsvCandleRow } from '../../market-data/csv-candles';
+import { rowToCandle, type CsvCandleRow } from '../../candle-files/csv-candles';
 import { partialAlongPath } from '../engine/price-path';
 import type { SimEngine } from '../engine/sim-engine';
 import type { EngineEvent } from '../engine/types';

@@ -2,7 +2,7 @@ import type { Interval } from '../../domain/candle';
 import { Decimal } from '../../domain/decimal';
 import type { MarketInfo } from '../../domain/market';
 import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
-import { rowToCandle } from '../../market-data/csv-candles';
+import { rowToCandle } from '../../candle-files/csv-candles';
 import type { SimEngine } from '../engine/sim-engine';
 import { buildKlines } from '../market/klines';
 import type { MarketFeed } from '../market/market-feed';

@@ -8,7 +8,7 @@ import { Decimal } from '../../../src/domain/decimal';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
-import { loadCsvRows, type CsvCandleRow } from '../../../src/market-data/csv-candles';
+import { loadCsvRows, type CsvCandleRow } from '../../../src/candle-files/csv-candles';
 import { downloadCandles } from '../../../src/backtest/download/download-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { rowToCandle } from '../../../src/market-data/csv-candles';
+import { rowToCandle } from '../../../src/candle-files/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { storeKeysFor } from '../../../src/app/account-store';
 import { RedisDeploymentLog } from '../../../src/store/deployment-log';

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { measureExchangeClock, repairPoisonedNonce } from '../../../src/execution/clock-guard';
+import { measureExchangeClock, repairPoisonedNonce } from '../../../src/execution/guards/clock-guard';
 import { SystemClock } from '../../../src/core/clock';
 import { RateLimitedError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';

@@ -1,8 +1,8 @@
 import { Decimal } from '../../../src/domain/decimal';
 import { NotReadyError } from '../../../src/domain/errors';
 import type { OcoIntent } from '../../../src/domain/intent';
-import { OpenOrderBook } from '../../../src/execution/open-order-book';
-import type { PreTradeRisk } from '../../../src/execution/risk-port';
+import { OpenOrderBook } from '../../../src/execution/kernel/open-order-book';
+import type { PreTradeRisk } from '../../../src/execution/orders/risk-port';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';
 import { API_KEY, httpClient, MARKET, oco, replica, startSim, stopLimit, T0, until, type Replica } from './harness';

@@ -1,4 +1,4 @@
-import { exchangeClientOrderId } from '../../../src/execution/oco-ids';
+import { exchangeClientOrderId } from '../../../src/execution/journal/oco-ids';
 import type { SimEngine } from '../../../src/simulator/engine/sim-engine';
 import type { SimOrder } from '../../../src/simulator/engine/types';
 import type { OrderRecord } from '../../../src/store/order-store-port';

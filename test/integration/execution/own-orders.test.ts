@@ -1,5 +1,5 @@
 import { Decimal } from '../../../src/domain/decimal';
-import type { OwnOrderPolicy } from '../../../src/execution/own-orders';
+import type { OwnOrderPolicy } from '../../../src/execution/reconciliation/own-orders';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';
 import { API_KEY, httpClient, MARKET, oco, replica, startSim, stopLimit, T0, type Replica } from './harness';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Decimal } from '../../../src/domain/decimal';
-import type { SubmitResult } from '../../../src/execution/executor';
+import type { SubmitResult } from '../../../src/execution/orders/executor';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { connectRedis, createRedis } from '../../../src/store/redis';
 import { freePort } from '../../helpers/redis-server';

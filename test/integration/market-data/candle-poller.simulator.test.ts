@@ -1,11 +1,11 @@
-import { MarketClockJobScheduler } from '../../../src/market-data/scheduler';
+import { MarketClockJobScheduler } from '../../../src/jobs/scheduler';
 import { SystemClock } from '../../../src/core/clock';
 import type { Candle } from '../../../src/domain/candle';
 import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { CandlePoller, type CandleGap, type CandlePollerEvent, type ClosedCandle } from '../../../src/market-data/candle-poller';
-import { loadCsvRows, rowToCandle, type CsvCandleRow } from '../../../src/market-data/csv-candles';
+import { loadCsvRows, rowToCandle, type CsvCandleRow } from '../../../src/candle-files/csv-candles';
 import { sharedDataFile } from '../../helpers/shared-data';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 

@@ -8,7 +8,7 @@ import type { ExchangeClient } from '../../../src/exchange/exchange-client';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
-import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
+import type { CsvCandleRow } from '../../../src/candle-files/csv-candles';
 import { InProcessExchange } from '../../../src/simulator/in-process-exchange';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 

@@ -1,5 +1,5 @@
 import { Decimal } from '../../../src/domain/decimal';
-import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
+import type { CsvCandleRow } from '../../../src/candle-files/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { signedPost, WsTestClient, type WsFrame } from '../../helpers/ws-test-client';
 

@@ -1,4 +1,4 @@
-import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
+import type { CsvCandleRow } from '../../../src/candle-files/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { signedPost, WsTestClient } from '../../helpers/ws-test-client';
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CsvCandleRow } from '../../../src/market-data/csv-candles';
+import type { CsvCandleRow } from '../../../src/candle-files/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 
 /**

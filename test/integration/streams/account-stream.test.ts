@@ -3,7 +3,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
 import { parseConfig } from '../../../src/config/load';
 import { startAccountStream, type AccountStream } from '../../../src/app/stream-wiring';
-import { settleBeforeCandle } from '../../../src/execution/candle-settlement';
+import { settleBeforeCandle } from '../../../src/execution/kernel/candle-settlement';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';

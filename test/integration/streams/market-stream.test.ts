@@ -8,7 +8,7 @@ import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import { createLogger } from '../../../src/log/logger';
-import { createJobScheduler, type JobScheduler } from '../../../src/market-data/scheduler';
+import { createJobScheduler, type JobScheduler } from '../../../src/jobs/scheduler';
 import { createMetrics } from '../../../src/metrics/registry';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { CandleFlow } from '../../../src/strategy/candle-flow';

@@ -1,7 +1,7 @@
 import { Decimal } from '../../../src/domain/decimal';
 import { BacktestReplay } from '../../../src/backtest/replay/backtest-replay';
 import { loadNamedStrategy } from '../../../src/backtest/run-backtest';
-import { loadCsvRows, rowToCandle } from '../../../src/market-data/csv-candles';
+import { loadCsvRows, rowToCandle } from '../../../src/candle-files/csv-candles';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 import { probeStrategies } from '../../helpers/ctx-probe';
 

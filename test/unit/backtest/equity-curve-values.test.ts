@@ -2,7 +2,7 @@ import type { Candle } from '../../../src/domain/candle';
 import { Decimal } from '../../../src/domain/decimal';
 import { maxDrawdown } from '../../../src/backtest/report/metrics';
 import { buildEquityCurve } from '../../../src/backtest/report/equity-curve';
-import { readCsvColumns } from '../../../src/market-data/csv-columns';
+import { readCsvColumns } from '../../../src/candle-files/csv-columns';
 import { join } from 'node:path';
 import { loadRealCandles, REAL_MARKETS, rhythmFills } from '../../fixtures/backtest/real-run';
 

@@ -1,7 +1,7 @@
 import type { Candle } from '../../../src/domain/candle';
 import { Decimal } from '../../../src/domain/decimal';
 import type { Intent } from '../../../src/domain/intent';
-import { stopLimitId } from '../../../src/execution/oco-ids';
+import { stopLimitId } from '../../../src/execution/journal/oco-ids';
 import { BacktestReplay } from '../../../src/backtest/replay/backtest-replay';
 import { loadBacktestData, runBacktest } from '../../../src/backtest/run-backtest';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';

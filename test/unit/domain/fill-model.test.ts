@@ -1,6 +1,6 @@
 import { ManualClock } from '../../../src/core/clock';
 import { Decimal } from '../../../src/domain/decimal';
-import { loadCsvRows, rowToCandle } from '../../../src/market-data/csv-candles';
+import { loadCsvRows, rowToCandle } from '../../../src/candle-files/csv-candles';
 import { parseFillModel, type FillModel } from '../../../src/domain/fill-model';
 import { SimEngine } from '../../../src/simulator/engine/sim-engine';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';

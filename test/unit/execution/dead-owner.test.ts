@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { isDeadLocalOwner } from '../../../src/execution/dead-owner';
+import { isDeadLocalOwner } from '../../../src/execution/guards/dead-owner';
 import { renewalPeriodMs } from '../../../src/app/jobs-wiring';
 
 /** A pid that existed and is gone: a child that already exited. */

@@ -1,6 +1,6 @@
 import { ManualClock } from '../../../src/core/clock';
 import { ExchangeUnavailableError } from '../../../src/domain/errors';
-import { KillSwitchRefresher } from '../../../src/execution/kill-switch-refresher';
+import { KillSwitchRefresher } from '../../../src/execution/guards/kill-switch-refresher';
 
 const log = { info: jest.fn(), warn: jest.fn(), error: jest.fn() };
 

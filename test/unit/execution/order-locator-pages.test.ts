@@ -1,5 +1,5 @@
 import { BadResponseError } from '../../../src/domain/errors';
-import { MAX_PAGES, pages } from '../../../src/execution/order-locator';
+import { MAX_PAGES, pages } from '../../../src/execution/reconciliation/order-locator';
 
 describe('paged lists (active orders, OCOs)', () => {
   test('pages are appended row by row until a short page', async () => {

@@ -2,7 +2,7 @@ import { Decimal } from '../../../src/domain/decimal';
 import { ocoWallet, type CollateralMode } from '../../../src/domain/collateral';
 import type { OcoIntent } from '../../../src/domain/intent';
 import type { Balances } from '../../../src/domain/market';
-import { prepareOrder, type BalanceView } from '../../../src/execution/prepare-order';
+import { prepareOrder, type BalanceView } from '../../../src/execution/orders/prepare-order';
 import { checkBalance, type RiskContext } from '../../../src/risk/risk-checks';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 

@@ -1,7 +1,7 @@
 import { Decimal } from '../../../src/domain/decimal';
 import type { OrderReport } from '../../../src/domain/order';
-import { describeDisagreement, reportDisagreement, type AgreementField } from '../../../src/execution/report-agreement';
-import { outcomeOfReport } from '../../../src/execution/report-event';
+import { describeDisagreement, reportDisagreement, type AgreementField } from '../../../src/execution/reconciliation/report-agreement';
+import { outcomeOfReport } from '../../../src/execution/journal/report-event';
 import { PUSH_MISMATCH_FIELDS } from '../../../src/metrics/definitions';
 import type { OrderRecord } from '../../../src/store/order-store-port';
 

@@ -1,9 +1,9 @@
 import { Decimal } from '../../../src/domain/decimal';
 import type { OrderReport } from '../../../src/domain/order';
-import { exchangeClientOrderId, ocoLegIds, siblingLegId } from '../../../src/execution/oco-ids';
-import { prepareOrder } from '../../../src/execution/prepare-order';
-import { outcomeOfReport } from '../../../src/execution/report-event';
-import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from '../../../src/execution/rounding';
+import { exchangeClientOrderId, ocoLegIds, siblingLegId } from '../../../src/execution/journal/oco-ids';
+import { prepareOrder } from '../../../src/execution/orders/prepare-order';
+import { outcomeOfReport } from '../../../src/execution/journal/report-event';
+import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from '../../../src/execution/orders/rounding';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 
 const market = simMarketInfo('BTC_USDT'); // stockPrec 6, moneyPrec 2, minAmount 0.0001, minTotal 5.05

@@ -1,7 +1,7 @@
 import { ManualClock } from '../../../src/core/clock';
-import { buildExecution } from '../../../src/execution/build-execution';
-import { LeaseKeeper } from '../../../src/execution/lease-keeper';
-import { ALLOW_ALL } from '../../../src/execution/risk-port';
+import { buildExecution } from '../../../src/execution/kernel/build-execution';
+import { LeaseKeeper } from '../../../src/execution/guards/lease-keeper';
+import { ALLOW_ALL } from '../../../src/execution/orders/risk-port';
 import { InMemoryLeaseStore } from '../../../src/store/memory/in-memory-lease-store';
 import { InMemoryOrderStore } from '../../../src/store/memory/in-memory-order-store';
 import { InstantExchange } from '../../../bench/executor.bench';

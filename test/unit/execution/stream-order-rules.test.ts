@@ -1,5 +1,5 @@
 import { parseOrderEvent } from '../../../src/exchange/stream/stream-frames';
-import { decideOrderEvent } from '../../../src/execution/stream-order-rules';
+import { decideOrderEvent } from '../../../src/execution/reconciliation/stream-order-rules';
 import type { OrderRecord } from '../../../src/store/order-store-port';
 
 const wire = (over: Record<string, unknown> = {}): Record<string, unknown> => ({

@@ -9,7 +9,7 @@ import {
   checkBalance, checkMarketMinimums, checkMarketNotional, checkOpenOrders, checkOrderNotional, checkPriceBand, type RiskContext,
 } from '../../../src/risk/risk-checks';
 import { limitsFor, type RiskLimits } from '../../../src/risk/risk-limits';
-import { isExit } from '../../../src/risk/trading-state';
+import { isExit } from '../../../src/trading-state/trading-state';
 import type { OpenOrderView } from '../../../src/risk/open-order-view';
 
 const D = (v: string | number) => new Decimal(v);

@@ -6,7 +6,7 @@ import { Decimal } from '../../../src/domain/decimal';
 import { InvalidDecimalError } from '../../../src/domain/errors';
 import {
   loadCsvRows, readCsvCandles, rowToCandle, writeCsvCandles, type CsvCandleRow,
-} from '../../../src/market-data/csv-candles';
+} from '../../../src/candle-files/csv-candles';
 import { SimEngine } from '../../../src/simulator/engine/sim-engine';
 import { partialAlongPath } from '../../../src/simulator/engine/price-path';
 import { RandomWalkSource, RowsCandleSource } from '../../../src/simulator/market/candle-source';

@@ -2,7 +2,7 @@ import { SMA, EMA, RSI } from 'technicalindicators';
 import { Sma, Ema, Rsi, Highest, Lowest, Cross } from '../../../src/strategy/indicators';
 import { CandleRing, decimalToNumber } from '../../../src/strategy/candle-series';
 import { Decimal } from '../../../src/domain/decimal';
-import { CandleColumns } from '../../../src/market-data/csv-columns';
+import { CandleColumns } from '../../../src/candle-files/csv-columns';
 import { readCandles } from './candle-fixture';
 
 const candles = readCandles('btc_usdt-1h-binance-2017-2022.csv', 600);

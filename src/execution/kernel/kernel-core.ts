@@ -1,0 +1,72 @@
+import type { Clock } from '../../core/clock';
+import { ocoWallet, type CollateralMode } from '../../domain/collateral';
+import type { Decimal } from '../../domain/decimal';
+import type { Balances, MarketName } from '../../domain/market';
+import { Portfolio } from '../../portfolio/portfolio';
+import { RiskEngine, type RiskEngineOptions } from '../../risk/risk-engine';
+import type { OrderStore } from '../../store/order-store-port';
+import { buildExecution, type Execution, type ExecutionSettings } from './build-execution';
+import type { ExecutionEvents } from '../journal/events';
+import { OpenOrderBook } from './open-order-book';
+import { OrderFeedbackRecorder } from './order-feedback-recorder';
+import { RiskGate } from '../orders/risk-gate';
+
+/** What differs between the daemon and a backtest: the adapters, the clocks, the balance sources and the observers. */
+export interface KernelCoreOptions {
+  /** The order journal (Redis, memory, or a metered wrapper of either). */
+  readonly store: OrderStore;
+  /** Market time: the portfolio's day (today's PnL, the daily loss limit). */
+  readonly marketClock: Clock;
+  readonly risk: Omit<RiskEngineOptions, 'pnl'>;
+  /** The market's last price (price band, notional). */
+  readonly lastPrice: (market: MarketName) => Decimal | undefined;
+  /** The trading balance as last read (risk checks, the executor's funds check). */
+  readonly tradingBalances: () => Balances;
+  /** Free collateral (an OCO's margin) of a currency; undefined while unknown (the exchange decides). */
+  readonly collateralFree: (currency: string) => Decimal | undefined;
+  /**
+   * Which balance OCOs trade (domain/collateral.ts): 'separate' (default: the venue, paper mode) or
+   * 'unified' (a backtest's `--collateral unified`). The risk check and the executor's funds check
+   * then both read the wallet the legs really trade.
+   */
+  readonly collateral?: CollateralMode | undefined;
+  /** Observers of the execution events besides the order feedback (metrics, logs, halts). */
+  readonly observers?: ExecutionEvents | undefined;
+  /** Errors of the order feedback (a journal read that failed). */
+  readonly onFeedbackError?: ((err: unknown) => void) | undefined;
+  /** Open orders per (strategy, market) after each refresh of the view (metrics). */
+  readonly onOpenCounts?: ((counts: readonly { strategy: string; market: MarketName; count: number }[]) => void) | undefined;
+  /** The order pipeline's own settings (exchange, leases, timeouts, policies). */
+  readonly execution: Omit<ExecutionSettings, 'store' | 'risk' | 'events' | 'balances'>;
+}
+
+/** The trading kernel's parts, the same classes in every mode. */
+export interface KernelCore {
+  readonly portfolio: Portfolio;
+  readonly riskEngine: RiskEngine;
+  readonly book: OpenOrderBook;
+  readonly feedback: OrderFeedbackRecorder;
+  readonly exec: Execution;
+}
+
+/**
+ * Wires the kernel once for the daemon (app/trading-wiring.ts) and the backtest (TradingKernel):
+ * the portfolio fed by the journal's fills through the order feedback, the risk engine reading the
+ * portfolio's PnL, the risk gate in front of the executor, and the open-order view. Only the options
+ * differ, so live, paper and backtest cannot be wired differently by accident.
+ */
+export function buildKernelCore(o: KernelCoreOptions): KernelCore {
+  const portfolio = new Portfolio(o.marketClock);
+  const riskEngine = new RiskEngine({ ...o.risk, pnl: portfolio });
+  const book = new OpenOrderBook(o.store, o.onOpenCounts);
+  const feedback = new OrderFeedbackRecorder(o.store, portfolio, o.onFeedbackError);
+  const observers = o.observers;
+  const events: ExecutionEvents = observers === undefined ? feedback : { emit: (e) => { observers.emit(e); feedback.emit(e); } };
+  const wallet = ocoWallet(o.collateral ?? 'separate');
+  const exec = buildExecution({
+    ...o.execution, store: o.store, events,
+    risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), ocoWallet: wallet }),
+    balances: { available: (cur, w) => (w === 'trading' ? o.tradingBalances()[cur]?.available : o.collateralFree(cur)), ocoWallet: wallet },
+  });
+  return { portfolio, riskEngine, book, feedback, exec };
+}
