@@ -166,7 +166,7 @@ export function wireVersionControl(i: ControlInput): WiredControl {
   const configFile = i.configFile;
   const store = i.prepared.store;
   const control = new VersionControl({
-    host: i.host, store, config: i.config, stateDir: i.prepared.stateDir, log: i.log, nowMs: () => i.wallClock.nowMs(),
+    host: i.host, store, config: i.config, stateDir: i.prepared.stateDir, log: i.log, clock: i.wallClock,
     readConfig: () => {
       if (configFile === undefined) throw new Error('the daemon was started without a config file: nothing to re-read');
       return loadConfig(configFile, i.env);

@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import * as path from 'node:path';
 import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
@@ -55,7 +56,7 @@ export interface BacktestData {
 /** What a run may do besides computing: where `ctx.log` goes. */
 export interface BacktestRunOptions {
   /** Builds the logger behind `ctx.log` from the run's simulated clock; default: nowhere. */
-  readonly log?: ((nowMs: () => number) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
+  readonly log?: ((clock: Clock) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
   /** The file the log goes to, named in the report. */
   readonly logFile?: string | undefined;
   /**

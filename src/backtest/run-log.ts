@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { StrategyLogger } from '../strategy/strategy';
@@ -9,7 +10,7 @@ export type RunLogger = StrategyLogger & { child(bindings: Record<string, unknow
 /** The `ctx.log` of a backtest, written to a file beside the report. */
 export interface RunLog {
   /** A logger stamping lines with the run's simulated time (the replay passes its clock). */
-  readonly factory: (nowMs: () => number) => RunLogger;
+  readonly factory: (clock: Clock) => RunLogger;
   /** Flushes and closes the file. */
   close(): Promise<void>;
 }
@@ -29,18 +30,18 @@ export async function openRunLog(file: string): Promise<RunLog> {
   await writeFile(file, '');
   let destination: Destination | undefined;
   let root: Logger | undefined;
-  const rootFor = (nowMs: () => number): Logger => {
+  const rootFor = (clock: Clock): Logger => {
     if (root === undefined) {
       const pino = require('pino') as typeof import('pino');
       const { createLogger } = require('../log/logger') as typeof import('../log/logger');
       // Asynchronous and buffered, as before: lines written before the file is open wait in the buffer.
       destination = pino.destination({ dest: file, sync: false, minLength: 8 * 1024, append: true });
-      root = createLogger({ level: 'debug', destination, time: nowMs, base: { run: 'backtest' } });
+      root = createLogger({ level: 'debug', destination, time: clock, base: { run: 'backtest' } });
     }
     return root;
   };
   return {
-    factory: (nowMs) => lazyLogger(() => rootFor(nowMs)),
+    factory: (clock) => lazyLogger(() => rootFor(clock)),
     close: async () => {
       if (destination === undefined) return;
       const d = destination;

@@ -3,7 +3,7 @@ import { createTask, type ScheduledTask, type TaskContext } from 'node-cron';
 import type { Interval } from '../domain/candle';
 import { ConfigError, NotReadyError } from '../domain/errors';
 import { candleCloseCronExpression, DEFAULT_POLL_DELAY_MS, nextPollAtMs } from '../market-data/candle-clock';
-import { SystemClock, type MarketClock } from '../core/clock';
+import { SystemClock, type Clock, type MarketClock } from '../core/clock';
 
 /**
  * Named periodic jobs (kline polls aligned to candle closes, balance polls, reconciliation,
@@ -97,7 +97,8 @@ abstract class GuardedJobScheduler implements JobScheduler {
   private started = false;
   private stopped = false;
 
-  constructor(protected readonly options: SchedulerOptions, protected readonly nowMs: () => number) {}
+  /** `clock`: when a tick runs, for its duration and last success (wall for cron, market for the market loop). */
+  constructor(protected readonly options: SchedulerOptions, protected readonly clock: Clock) {}
 
   protected abstract arm(state: JobState): void;
   protected abstract disarm(state: JobState): void;
@@ -122,7 +123,7 @@ abstract class GuardedJobScheduler implements JobScheduler {
   runNow(name: string): Promise<void> {
     const state = this.jobs.get(name);
     if (state === undefined) return Promise.reject(new ConfigError(`no job named "${name}"`, { path: `jobs.${name}` }));
-    return this.tick(state, this.nowMs());
+    return this.tick(state, this.clock.nowMs());
   }
 
   async stop(timeoutMs: number = DEFAULT_STOP_TIMEOUT_MS): Promise<{ readonly pending: readonly string[] }> {
@@ -175,7 +176,7 @@ abstract class GuardedJobScheduler implements JobScheduler {
     try {
       await state.def.run({ job, scheduledAtMs, signal: this.abort.signal });
       ok = true;
-      const atMs = this.nowMs();
+      const atMs = this.clock.nowMs();
       state.lastSuccessAtMs = atMs;
       this.hook(() => this.options.events?.onSuccess?.({ job, atMs }));
     } catch (error) {
@@ -221,8 +222,8 @@ function cronExpressionFor(schedule: JobSchedule): string {
 export class CronJobScheduler extends GuardedJobScheduler {
   private readonly tasks = new Map<string, ScheduledTask>();
 
-  constructor(options: SchedulerOptions) {
-    super(options, () => Date.now());
+  constructor(options: SchedulerOptions & { readonly clock?: Clock }) {
+    super(options, options.clock ?? new SystemClock());
   }
 
   protected checkSchedule(schedule: JobSchedule): void {
@@ -274,11 +275,11 @@ export function nextTickAtMs(schedule: JobSchedule, nowMs: number): number {
  */
 export class MarketClockJobScheduler extends GuardedJobScheduler {
   private readonly disarmed = new Set<string>();
-  private readonly clock: MarketClock;
+  private readonly market: MarketClock;
 
   constructor(options: SchedulerOptions & { readonly clock: MarketClock }) {
-    super(options, () => options.clock.nowMs());
-    this.clock = options.clock;
+    super(options, options.clock);
+    this.market = options.clock;
   }
 
   protected checkSchedule(schedule: JobSchedule): void {
@@ -301,8 +302,8 @@ export class MarketClockJobScheduler extends GuardedJobScheduler {
   private async loop(state: JobState): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted && !this.disarmed.has(state.def.name)) {
-      const at = nextTickAtMs(state.def.schedule, this.clock.nowMs());
-      await this.clock.sleepUntil(at, signal);
+      const at = nextTickAtMs(state.def.schedule, this.market.nowMs());
+      await this.market.sleepUntil(at, signal);
       if (signal.aborted) return;
       void this.tick(state, at);
     }

@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Level, type Logger as PinoLogger } from 'pino';
@@ -19,7 +20,7 @@ export interface LoggerOptions {
   /** Fields written on every line, e.g. `{ mode: 'live' }`. */
   readonly base?: Readonly<Record<string, unknown>>;
   /** The clock of `time` in ms (a backtest stamps lines with its simulated time); default the wall clock. */
-  readonly time?: () => number;
+  readonly time?: Clock;
 }
 
 /**
@@ -77,8 +78,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return options.destination === undefined ? pino(pinoOptions) : pino(pinoOptions, options.destination);
 }
 
-function simulatedIsoTime(nowMs: () => number): () => string {
-  return () => `,"time":"${new Date(nowMs()).toISOString()}"`;
+function simulatedIsoTime(clock: Clock): () => string {
+  return () => `,"time":"${new Date(clock.nowMs()).toISOString()}"`;
 }
 
 /** A child logger tagged with the component name (`executor`, `candle-poller`, `metrics-server`). */

@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock';
 import * as path from 'node:path';
 import type { FrozenConfig } from '../config/load';
 import type { StrategyLoadError } from '../domain/errors';
@@ -49,7 +50,7 @@ export interface VersionControlOptions {
   /** A reloaded version trades markets the live one did not: take their leases. */
   readonly wantMarkets?: ((strategy: string, markets: readonly string[]) => void) | undefined;
   readonly log: Logger;
-  readonly nowMs: () => number;
+  readonly clock: Clock;
   readonly onAction?: ((strategy: string, action: VersionAction) => void) | undefined;
 }
 
@@ -95,8 +96,8 @@ export class VersionControl {
       return request.command === 'promote' ? this.promote(request.strategy, 'promote') : this.rollback(request.strategy);
     };
     return run().then(
-      (o) => ({ id: request.id, ok: o.ok, message: o.message, atMs: this.o.nowMs(), elsewhere: o.elsewhere }),
-      (err: unknown) => ({ id: request.id, ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}`, atMs: this.o.nowMs() }),
+      (o) => ({ id: request.id, ok: o.ok, message: o.message, atMs: this.o.clock.nowMs(), elsewhere: o.elsewhere }),
+      (err: unknown) => ({ id: request.id, ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}`, atMs: this.o.clock.nowMs() }),
     );
   }
 
@@ -171,7 +172,7 @@ export class VersionControl {
     // Pin the live version first (when nothing is stored yet): a restart from here on runs it, and
     // the edited module on disk comes back as its shadow rather than going live unchecked.
     const stored = await this.o.store.readPromoted();
-    if (stored[name] === undefined) await this.o.store.writePromoted(name, { version: live.strategy.version, atMs: this.o.nowMs(), by: 'reload' });
+    if (stored[name] === undefined) await this.o.store.writePromoted(name, { version: live.strategy.version, atMs: this.o.clock.nowMs(), by: 'reload' });
     const dir = keep(copy, this.o.stateDir, name, found.version);
     const started = performance.now();
     const reason = await host.stage({ strategy: found, dir, config });
@@ -217,7 +218,7 @@ export class VersionControl {
     }
     this.swapping.add(name);
     try {
-      await this.o.store.writePromoted(name, { version, atMs: this.o.nowMs(), by });
+      await this.o.store.writePromoted(name, { version, atMs: this.o.clock.nowMs(), by });
     } catch (err) {
       return this.refuse(name, by, `the promoted version could not be stored (${err instanceof Error ? err.message : String(err)}): nothing changed`);
     } finally {

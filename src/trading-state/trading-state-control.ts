@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { SystemClock, type Clock } from '../core/clock';
 import type { TradingState } from './trading-state';
 import { isLater, type StoredPosition, type TradingStateChange, type TradingStateStore } from './trading-state-store';
 
@@ -48,7 +49,7 @@ export class TradingStateControl {
     private readonly store: TradingStateStore,
     private readonly log: TradingStateLog,
     readonly instance: string = `${hostname()}:${process.pid}`,
-    private readonly nowMs: () => number = Date.now,
+    private readonly clock: Clock = new SystemClock(),
   ) {}
 
   async init(initial: TradingState): Promise<TradingState> {
@@ -81,7 +82,7 @@ export class TradingStateControl {
    * Halts at once and stores it with the store's next seq (signal SIGUSR1, automatic halts), so a
    * restart and every replica stay halted until an operator resumes through the store.
    */
-  async set(state: DaemonTradingState, reason: string, nowMs: number = this.nowMs()): Promise<void> {
+  async set(state: DaemonTradingState, reason: string, nowMs: number = this.clock.nowMs()): Promise<void> {
     if (state !== 'halted') throw new Error(`the daemon can only halt by itself, not set ${String(state)}: resuming goes through the store`);
     this.apply(state, reason, undefined);
     this.unstored = { state, reason, atMs: nowMs };
@@ -115,7 +116,7 @@ export class TradingStateControl {
 
   private async report(): Promise<void> {
     await this.store.reportApplied({
-      instance: this.instance, epoch: this.applied.epoch, appliedSeq: this.applied.seq, state: this.engine.tradingState, atMs: this.nowMs(),
+      instance: this.instance, epoch: this.applied.epoch, appliedSeq: this.applied.seq, state: this.engine.tradingState, atMs: this.clock.nowMs(),
     });
   }
 

@@ -1,4 +1,4 @@
-import { ManualClock, SystemClock } from '../../core/clock';
+import { ManualClock, SystemClock, type Clock } from '../../core/clock';
 import { intervalSeconds, type Candle, type Interval } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
 import { BacktestInputError } from '../../domain/errors';
@@ -61,7 +61,7 @@ export interface ReplayInput {
    */
   readonly tradeFrom?: number | undefined;
   /** Builds the logger behind `ctx.log` (a child per strategy and market) from the replay's clock; default nowhere. */
-  readonly log?: ((nowMs: () => number) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
+  readonly log?: ((clock: Clock) => StrategyLogger & { child?(bindings: Record<string, unknown>): StrategyLogger }) | undefined;
 }
 
 /** The risk limits of a backtest given none: the daemon's defaults (config `risk` with nothing set). */
@@ -167,7 +167,7 @@ export class BacktestReplay {
     this.health = new HealthRecorder(budgetMs, pauseAfter);
     this.host = new StrategyHost({
       strategies: input.strategies, clock: this.clock, timeBudgetMs: budgetMs, overrunPolicy: 'count', maxConsecutiveFailures: pauseAfter,
-      events: this.health.events, logger: input.log?.(() => this.clock.nowMs()),
+      events: this.health.events, logger: input.log?.(this.clock),
       view: {
         balances: () => this.kernel.balances(), openOrders: (s, m) => book.of(s, m), marketInfo: (m) => infos.get(m),
         position: (s, m, close) => feedback.position(s, m, close), events: (s, m) => feedback.take(s, m),

@@ -207,7 +207,7 @@ class Guest {
     this.maxFailures = o.maxConsecutiveFailures ?? STRATEGY_DEFAULTS.maxConsecutiveFailures;
     for (const m of loaded.markets) this.rings.set(m, new CandleRing(Math.max(loaded.window, loaded.warmup, 1)));
     const perSecond = o.logLinesPerSecond ?? GUEST_LOG_DEFAULTS.perSecond;
-    this.logGate = new GuestLogGate({ perSecond, burst: Math.max(perSecond, GUEST_LOG_DEFAULTS.burst), nowMs: () => performance.now() });
+    this.logGate = new GuestLogGate({ perSecond, burst: Math.max(perSecond, GUEST_LOG_DEFAULTS.burst), clock: { nowMs: () => performance.now() } });
   }
 
   async start(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { Clock } from '../../core/clock';
+
 /**
  * The cap on what a guest may write to the daemon's log: a strategy is untrusted code, and a log
  * flood (lines per second, or one line of megabytes) would fill disks, drown the lines an operator
@@ -19,14 +21,14 @@ export class GuestLogGate {
   private lastMs: number;
   private dropped = 0;
 
-  constructor(private readonly o: { readonly perSecond: number; readonly burst: number; readonly nowMs: () => number }) {
+  constructor(private readonly o: { readonly perSecond: number; readonly burst: number; readonly clock: Clock }) {
     this.tokens = o.burst;
-    this.lastMs = o.nowMs();
+    this.lastMs = o.clock.nowMs();
   }
 
   /** One line offered: pass or drop (counted until the next line that passes). */
   offer(): GateDecision {
-    const now = this.o.nowMs();
+    const now = this.o.clock.nowMs();
     this.tokens = Math.min(this.o.burst, this.tokens + (Math.max(0, now - this.lastMs) / 1000) * this.o.perSecond);
     this.lastMs = now;
     if (this.tokens < 1) {

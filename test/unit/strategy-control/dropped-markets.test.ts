@@ -72,7 +72,7 @@ describe('promote and rollback', () => {
       host, store: new FileStrategyControlStore(path.join(dir, 'control')), config, readConfig: () => config,
       strategyDir: () => dir, describe: async () => ({ strategies: [], errors: [] }), configFor: () => ({}), stateDir: dir,
       openOn: typeof open === 'function' ? open : async (_s, markets) => markets.map((m) => open[m] ?? flat(m)),
-      log: createLogger({ level: 'info', destination: stream }), nowMs: () => 1,
+      log: createLogger({ level: 'info', destination: stream }), clock: { nowMs: () => 1 },
     });
   }
 

@@ -3,7 +3,7 @@ import { capLogData, GUEST_LOG_DEFAULTS, GuestLogGate } from '../../../src/strat
 /** Guest log lines capped in rate and size (issue #29, finding 2: "Guest log lines have no size or rate cap"). */
 function gate(perSecond: number, burst: number): { gate: GuestLogGate; advance: (ms: number) => void } {
   let now = 1_000_000;
-  return { gate: new GuestLogGate({ perSecond, burst, nowMs: () => now }), advance: (ms) => { now += ms; } };
+  return { gate: new GuestLogGate({ perSecond, burst, clock: { nowMs: () => now } }), advance: (ms) => { now += ms; } };
 }
 
 describe('GuestLogGate', () => {
