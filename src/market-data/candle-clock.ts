@@ -1,6 +1,5 @@
 import { candleOpenTime, intervalSeconds, nextCandleOpenTime, type Interval } from '../domain/candle';
 import { ConfigError } from '../domain/errors';
-import type { MarketClock } from '../core/clock';
 
 /**
  * When candles close, and when to poll for them. All open/close times are Unix seconds (as on the
@@ -96,41 +95,5 @@ export function candleCloseCronExpression(
     case '3d': return { expression: `${s} 0 0 * * *`, exact: false };
     case '1w': return { expression: `${s} 0 0 * * 1`, exact: true };
     case '1M': return { expression: `${s} 0 0 1 * *`, exact: true };
-  }
-}
-
-/**
- * Poll timing for one interval on a market clock: when the next poll is due in market time, and how
- * long that is in real time (the market distance divided by the clock's speed).
- */
-export class CandleClock {
-  constructor(
-    private readonly clock: MarketClock,
-    readonly interval: Interval,
-    readonly pollDelayMs: number = DEFAULT_POLL_DELAY_MS,
-  ) {
-    checkPollDelay(pollDelayMs);
-  }
-
-  /** Market instant (Unix ms) of the next poll. */
-  nextPollAtMs(): number {
-    return nextPollAtMs(this.interval, this.clock.nowMs(), this.pollDelayMs);
-  }
-
-  /** Real milliseconds until the next poll, scaled by the clock's speed. */
-  realDelayToNextPollMs(): number {
-    return Math.max(0, Math.ceil((this.nextPollAtMs() - this.clock.nowMs()) / this.clock.speed));
-  }
-
-  /** Open time of the newest closed candle now. */
-  lastClosedOpenTime(): number {
-    return lastClosedCandleOpenTime(this.interval, this.clock.nowMs());
-  }
-
-  /** Sleeps (on the market clock) until the next poll instant; returns that instant. */
-  async waitForNextPoll(signal?: AbortSignal): Promise<number> {
-    const at = this.nextPollAtMs();
-    await this.clock.sleepUntil(at, signal);
-    return at;
   }
 }

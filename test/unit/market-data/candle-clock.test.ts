@@ -1,6 +1,5 @@
-import { ManualClock } from '../../../src/core/clock';
 import {
-  addCandleSteps, candleCloseCronExpression, candleCloseTime, candleSteps, CandleClock, isCandleClosed,
+  addCandleSteps, candleCloseCronExpression, candleCloseTime, candleSteps, isCandleClosed,
   lastClosedCandleOpenTime, nextPollAtMs, previousCandleOpenTime,
 } from '../../../src/market-data/candle-clock';
 
@@ -64,32 +63,5 @@ describe('candle close math', () => {
     expect(candleCloseCronExpression('3d')).toEqual({ expression: '2 0 0 * * *', exact: false });
     expect(candleCloseCronExpression('1w').expression).toBe('2 0 0 * * 1');
     expect(candleCloseCronExpression('1M').expression).toBe('2 0 0 1 * *');
-  });
-});
-
-describe('CandleClock on a market clock', () => {
-  test('follows a driven clock and wakes at the poll instant', async () => {
-    const clock = new ManualClock(ms(2021, 9, 29, 7, 0, 30));
-    const cc = new CandleClock(clock, '1m');
-    expect(cc.nextPollAtMs()).toBe(ms(2021, 9, 29, 7, 1, 1, 500));
-    let woke: number | undefined;
-    const p = cc.waitForNextPoll().then((at) => { woke = at; });
-    clock.advanceMs(30_000);
-    await Promise.resolve();
-    expect(woke).toBeUndefined();
-    clock.advanceMs(1_500);
-    await p;
-    expect(woke).toBe(ms(2021, 9, 29, 7, 1, 1, 500));
-    expect(cc.lastClosedOpenTime()).toBe(s(2021, 9, 29, 7, 0));
-  });
-
-  test('scales the real delay by an accelerated clock\'s speed (60 market s per real s)', () => {
-    const real = new ManualClock(1_000_000);
-    const clock = new ManualClock(ms(2021, 9, 29, 7, 0, 10), { speed: 60, real });
-    const cc = new CandleClock(clock, '1m');
-    expect(cc.realDelayToNextPollMs()).toBe(Math.ceil(51_500 / 60)); // 859 real ms for 51.5 market s
-    real.advanceMs(500); // 30 market seconds
-    expect(clock.nowMs()).toBe(ms(2021, 9, 29, 7, 0, 40));
-    expect(cc.realDelayToNextPollMs()).toBe(Math.ceil(21_500 / 60));
   });
 });
