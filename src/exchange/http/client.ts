@@ -10,8 +10,7 @@ import type {
   OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
 } from '../exchange-client';
 import type { NonceSource } from '../nonce/nonce-source';
-import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
-import { DIALECTS } from '../wire/dialects';
+import { DEFAULT_DIALECT, DIALECTS, type DialectName } from '../wire/dialects';
 import { ClientIdEchoGuard } from './echo-guard';
 import { RequestRunner, type RequestEvent, type RetryPolicy } from './request-runner';
 import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, type Transport } from './transport';

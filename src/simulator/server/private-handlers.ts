@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Decimal } from '../../domain/decimal';
-import type { EndpointId } from '../../exchange/http/endpoints';
+import type { EndpointId } from '../../exchange/wire/endpoints';
 import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { SimEngine } from '../engine/sim-engine';
 import type { PlaceOcoInput, PlaceStopLimitInput, SimDeal, SimOco, SimOrder, SimOrderRef, TransferInput } from '../engine/types';
