@@ -53,7 +53,7 @@ function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> 
  * limit (the backtest's transport, and paper mode's second one in the parity test). Each call runs the
  * HTTP simulator's own handler for the endpoint (server/private-handlers.ts, public-handlers.ts:
  * canonical parameters in, the dialect's JSON answer out) and reads the answer with the HTTP client's
- * own parsers (exchange/http/responses.ts) and error table (errors.ts), so both transports map engine
+ * own parsers (exchange/wire/responses.ts) and error table (errors.ts), so both transports map engine
  * objects to reports, and refusals to errors, through one piece of code. What is left out is what only
  * HTTP has: the client's request rules, nonces, signatures, limiter waits and transport failures.
  */

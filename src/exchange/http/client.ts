@@ -71,7 +71,7 @@ function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> 
 const money = (v: unknown): unknown => (typeof v === 'object' && v !== null ? String(v) : v);
 
 /**
- * The exchange over HTTP. Every method checks its request with request-rules.ts first
+ * The exchange over HTTP. Every method checks its request with the endpoint table's rules first
  * (RequestValidationError, nothing sent), waits for the rate limiter, signs with a fresh nonce and
  * sends; see RequestRunner for the retry and failover rules (reads retry, writes never resend).
  * Cancels take the limiter's high priority so they overtake queued reads.

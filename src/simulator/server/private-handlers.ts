@@ -10,7 +10,7 @@ import {
 } from './wire-format';
 
 /**
- * One function per private endpoint: canonical parameters in (request-rules.ts names, already
+ * One function per private endpoint: canonical parameters in (the endpoint table's names, already
  * checked), JSON answer out in the dialect's `shapes`. Engine rejections are thrown and turned into
  * the private error shape by the server.
  */
