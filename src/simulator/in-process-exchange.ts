@@ -9,7 +9,8 @@ import type {
   OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
 } from '../exchange/exchange-client';
 import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
-import { answerSchema, DEFAULT_DIALECT, DIALECTS, type Dialect, type DialectName, type ResponseOf } from '../exchange/wire/dialects';
+import type { ResponseOf } from '../exchange/wire/answers';
+import { DEFAULT_DIALECT, DIALECTS, type Dialect, type DialectName } from '../exchange/wire/dialects';
 import type { EndpointId } from '../exchange/wire/endpoints';
 import { requestCodec, type RequestCodec } from '../exchange/wire/request-codec';
 import type { SimEngine } from './engine/sim-engine';
@@ -203,8 +204,9 @@ export class InProcessExchange implements ExchangeClient {
     const [status, body] = isPrivate ? this.servePrivate(endpoint, params) : this.servePublic(endpoint, params);
     const venue = { endpoint, path, isPrivate, status, body };
     if (status >= 400 || isErrorShape(venue)) throw classifyAnswer(venue);
-    // The answer schemas (and the request rules' schemas) are built on first use: a backtest's calls
-    // take the direct path and never need them (~50 ms of every run: bench/RESULTS.md, "One trading kernel").
+    // Loaded on first use: a backtest's calls take the direct path and never parse an answer, and
+    // loading the parsers costs every backtest run (bench/RESULTS.md, "One trading kernel").
+    const { answerSchema } = require('../exchange/wire/answers') as typeof import('../exchange/wire/answers');
     const parsed = answerSchema(this.dialect, endpoint).safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

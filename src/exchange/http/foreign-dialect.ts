@@ -1,5 +1,6 @@
 import { BadResponseError } from '../../domain/errors';
-import { answerSchema, DIALECT_NAMES, DIALECTS, type DialectName } from '../wire/dialects';
+import { answerSchema } from '../wire/answers';
+import { DIALECT_NAMES, DIALECTS, type DialectName } from '../wire/dialects';
 import type { EndpointId } from '../wire/endpoints';
 
 /** The order-create endpoints: their answers must echo the client order id (echo-guard.ts). */

@@ -1,8 +1,6 @@
-import type { z } from 'zod';
 import { ConfigError } from '../../domain/errors';
 import { sameNames, SHARED_SHAPES, type ShapeId, type ShapeTable } from './answer-shapes';
-import { WIRE_ENDPOINTS, type AnswerOf, type Endpoint, type EndpointId, type WireEndpointId } from './endpoints';
-import { answersOf, type AnswerSchemas } from './responses';
+import { WIRE_ENDPOINTS, type Endpoint, type WireEndpointId } from './endpoints';
 
 /**
  * A wire dialect: how one venue spells the API. Two exist:
@@ -119,10 +117,3 @@ export function endpointAt(dialect: Dialect, path: string): WireEndpointId | und
   for (const [id, wire] of Object.entries(dialect.endpoints)) if (wire.path === path) return id as WireEndpointId;
   return undefined;
 }
-
-/** The schema `endpoint`'s answer is read with in `dialect` (every schema of a dialect is built on first use). */
-export function answerSchema<E extends EndpointId>(dialect: Dialect, endpoint: E): AnswerSchemas[AnswerOf<E>] {
-  return answersOf(dialect.shapes)[dialect.endpoints[endpoint].answer as AnswerOf<E>];
-}
-
-export type ResponseOf<E extends EndpointId> = z.output<AnswerSchemas[AnswerOf<E>]>;

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from '../../../src/domain/decimal';
 import type { EndpointId } from '../../../src/exchange/wire/endpoints';
-import { answerSchema, DIALECTS, type DialectName } from '../../../src/exchange/wire/dialects';
+import { answerSchema } from '../../../src/exchange/wire/answers';
+import { DIALECTS, type DialectName } from '../../../src/exchange/wire/dialects';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(join(__dirname, '../../fixtures', `${name}.json`), 'utf8'));
 function parse(endpoint: EndpointId, body: unknown, dialect: DialectName = 'venue'): any {
