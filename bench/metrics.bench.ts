@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { ENDPOINTS } from '../src/exchange/http/endpoints';
+import { ENDPOINTS } from '../src/exchange/wire/endpoints';
 import { LIMIT_IDS } from '../src/limiter/limits';
 import { EXCHANGE_OUTCOMES } from '../src/metrics/definitions';
 import { createMetrics, initStrategySeries, recordCandleClose, recordKillSwitchRefresh, setTradingState, type Metrics } from '../src/metrics/registry';

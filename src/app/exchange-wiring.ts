@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { HttpExchangeClient, type ClientRequestEvent } from '../exchange/http/client';
-import type { EndpointId } from '../exchange/http/endpoints';
+import type { EndpointId } from '../exchange/wire/endpoints';
 import type { NonceSource } from '../exchange/nonce/nonce-source';
 import type { RateLimiter } from '../limiter/rate-limiter';
 import type { Logger } from '../log/logger';

@@ -6,7 +6,7 @@ import { signRequest } from '../exchange/http/sign';
 import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, NOT_JSON } from '../exchange/http/transport';
 import { SystemClock } from '../core/clock';
 import { syncClockOffset } from '../exchange/clock-offset';
-import { timeResult } from '../exchange/http/responses';
+import { timeResult } from '../exchange/wire/responses';
 import { createNonceSource } from './nonce-source-factory';
 import { baseUrlProblem } from '../config/base-url';
 import { loadCredentials } from '../config/credentials';

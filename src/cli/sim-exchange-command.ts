@@ -4,7 +4,7 @@ import { ConfigError } from '../domain/errors';
 import { MARKET_NAME } from '../domain/market';
 import { parseFillModel } from '../domain/fill-model';
 import { OCO_LEG_IDS, type OcoLegIds } from '../simulator/engine/sim-engine';
-import { DEFAULT_DIALECT, DIALECT_NAMES, type DialectName } from '../exchange/wire/dialect';
+import { DEFAULT_DIALECT, DIALECT_NAMES, type DialectName } from '../exchange/wire/dialects';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { SIM_REGIONS, type SimRegion } from '../simulator/server/region';
 import type { FaultSettings } from '../simulator/server/faults';

@@ -3,7 +3,7 @@ import { INTERVALS } from '../domain/candle';
 import { MARKET_NAME } from '../domain/market';
 import { OCO_CANCEL_ON, parseFillModel } from '../domain/fill-model';
 import { GUEST_ISOLATION_CHOICES, GUEST_ISOLATION_LEVELS } from '../domain/guest-isolation';
-import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialect';
+import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialects';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { DEFAULT_STREAM_URL, RISK_DEFAULTS, STRATEGY_DEFAULTS, STREAM_MODES } from './defaults';
 import { streamUrlProblem } from './base-url';

@@ -1,7 +1,7 @@
 import { INTERVALS } from '../domain/candle';
 import { GUEST_ISOLATION_LEVELS } from '../domain/guest-isolation';
 import { ORDER_STATUSES } from '../domain/order-state';
-import { ENDPOINTS, type EndpointId } from '../exchange/http/endpoints';
+import { ENDPOINTS, type EndpointId } from '../exchange/wire/endpoints';
 import { LIMIT_IDS } from '../limiter/limits';
 import { TRADING_STATES, type TradingState } from '../trading-state/trading-state';
 

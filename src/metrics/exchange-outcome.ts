@@ -1,7 +1,7 @@
 import {
   BadResponseError, ExchangeRejectedError, ExchangeUnavailableError, RateLimitedError, RequestTimeoutError,
 } from '../domain/errors';
-import type { EndpointId } from '../exchange/http/endpoints';
+import type { EndpointId } from '../exchange/wire/endpoints';
 import type { ExchangeOutcome } from './definitions';
 import type { Metrics } from './registry';
 

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { SystemClock, type Clock } from '../core/clock';
 import { intervalSeconds, type Interval } from '../domain/candle';
-import { ENDPOINTS } from '../exchange/http/endpoints';
+import { ENDPOINTS } from '../exchange/wire/endpoints';
 import { TRANSITIONS } from '../domain/order-state';
 import {
   DISCREPANCY_KINDS, METRIC_DEFS, METRIC_PREFIX, RECONCILE_UPDATE_KINDS, TRADING_STATES,

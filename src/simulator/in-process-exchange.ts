@@ -8,12 +8,11 @@ import type {
   ActiveOrdersQuery, CodesPage, CollateralAssetBalance, ExchangeClient, FetchCandlesRequest, HistoryQuery, MiningAccountsPage,
   OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
 } from '../exchange/exchange-client';
-import { WIRE_ENDPOINTS, type EndpointId } from '../exchange/http/endpoints';
 import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
-import type { AnswerSchemas, ResponseOf } from '../exchange/http/responses';
-import { DEFAULT_DIALECT, type Dialect, type DialectName } from '../exchange/wire/dialect';
-import { DIALECTS } from '../exchange/wire/dialects';
-import type { RequestCodec } from '../exchange/wire/request-codec';
+import type { ResponseOf } from '../exchange/wire/answers';
+import { DEFAULT_DIALECT, DIALECTS, type Dialect, type DialectName } from '../exchange/wire/dialects';
+import type { EndpointId } from '../exchange/wire/endpoints';
+import { requestCodec, type RequestCodec } from '../exchange/wire/request-codec';
 import type { SimEngine } from './engine/sim-engine';
 import type { MarketFeed } from './market/market-feed';
 import { balancesOf, collateralSummaryOf, historyReportOf, ocoReportOf, orderReportOf } from './engine-reports';
@@ -55,24 +54,19 @@ function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> 
  * limit (the backtest's transport, and paper mode's second one in the parity test). Each call runs the
  * HTTP simulator's own handler for the endpoint (server/private-handlers.ts, public-handlers.ts:
  * canonical parameters in, the dialect's JSON answer out) and reads the answer with the HTTP client's
- * own parsers (exchange/http/responses.ts) and error table (errors.ts), so both transports map engine
+ * own parsers (exchange/wire/responses.ts) and error table (errors.ts), so both transports map engine
  * objects to reports, and refusals to errors, through one piece of code. What is left out is what only
  * HTTP has: the client's request rules, nonces, signatures, limiter waits and transport failures.
  */
 export class InProcessExchange implements ExchangeClient {
   private readonly dialect: Dialect;
-  /**
-   * The answer parsers and the request codec are loaded on first use: a backtest's calls take the
-   * direct path and never need them, and loading them builds every endpoint's zod schema (~50 ms of
-   * every backtest run: bench/RESULTS.md, "One trading kernel").
-   */
-  private answers: AnswerSchemas | undefined;
-  private codec: RequestCodec | undefined;
+  private readonly codec: RequestCodec;
   private readonly wallClock: Clock;
   private lastSyncMs = Number.NaN;
 
   constructor(private readonly o: InProcessExchangeOptions) {
     this.dialect = DIALECTS[o.dialect ?? DEFAULT_DIALECT];
+    this.codec = requestCodec(this.dialect);
     this.wallClock = o.wallClock ?? new SystemClock();
   }
 
@@ -191,7 +185,6 @@ export class InProcessExchange implements ExchangeClient {
   /** A refusal as the HTTP server words it (sim-http-server.ts), so it maps to the same error. */
   private worded(endpoint: EndpointId, error: ExchangeRejectedError): [number, unknown] {
     const errors: Record<string, string[]> = {};
-    this.codec ??= (require('../exchange/wire/request-codec') as typeof import('../exchange/wire/request-codec')).requestCodec(this.dialect);
     for (const [field, messages] of Object.entries(error.fieldErrors)) errors[this.codec.wireName(endpoint, field)] = [...messages];
     return [error.httpStatus ?? 400, { code: error.venueCode ?? 0, message: error.message, errors }];
   }
@@ -207,13 +200,14 @@ export class InProcessExchange implements ExchangeClient {
 
   private answer<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>): ResponseOf<E> {
     this.sync();
-    const isPrivate = WIRE_ENDPOINTS[endpoint].private;
-    const path = this.dialect.endpoints[endpoint].path;
+    const { path, private: isPrivate } = this.dialect.endpoints[endpoint];
     const [status, body] = isPrivate ? this.servePrivate(endpoint, params) : this.servePublic(endpoint, params);
     const venue = { endpoint, path, isPrivate, status, body };
     if (status >= 400 || isErrorShape(venue)) throw classifyAnswer(venue);
-    this.answers ??= (require('../exchange/http/responses') as typeof import('../exchange/http/responses')).answersOf(this.dialect);
-    const parsed = this.answers[endpoint].safeParse(body);
+    // Loaded on first use: a backtest's calls take the direct path and never parse an answer, and
+    // loading the parsers costs every backtest run (bench/RESULTS.md, "One trading kernel").
+    const { answerSchema } = require('../exchange/wire/answers') as typeof import('../exchange/wire/answers');
+    const parsed = answerSchema(this.dialect, endpoint).safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw badResponse(endpoint, path, status, `unexpected shape at ${issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`} (in process)`);

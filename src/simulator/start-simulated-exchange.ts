@@ -1,7 +1,6 @@
 import { ManualClock, SystemClock, type Clock } from '../core/clock';
 import type { MarketInfo, MarketName } from '../domain/market';
-import { DEFAULT_DIALECT, type DialectName } from '../exchange/wire/dialect';
-import { DIALECTS } from '../exchange/wire/dialects';
+import { DEFAULT_DIALECT, DIALECTS, type DialectName } from '../exchange/wire/dialects';
 import type { UnknownFieldPolicy } from '../exchange/wire/request-codec';
 import { LIMITS, type LimitTable } from '../limiter/limits';
 import { loadCsvRows, type CsvCandleRow } from '../candle-files/csv-candles';

@@ -10,8 +10,7 @@ import type {
   OrderRef, PageQuery, PlaceOcoRequest, PlaceStopLimitRequest, TransferRequest,
 } from '../exchange-client';
 import type { NonceSource } from '../nonce/nonce-source';
-import { DEFAULT_DIALECT, type DialectName } from '../wire/dialect';
-import { DIALECTS } from '../wire/dialects';
+import { DEFAULT_DIALECT, DIALECTS, type DialectName } from '../wire/dialects';
 import { ClientIdEchoGuard } from './echo-guard';
 import { RequestRunner, type RequestEvent, type RetryPolicy } from './request-runner';
 import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, type Transport } from './transport';
@@ -72,7 +71,7 @@ function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> 
 const money = (v: unknown): unknown => (typeof v === 'object' && v !== null ? String(v) : v);
 
 /**
- * The exchange over HTTP. Every method checks its request with request-rules.ts first
+ * The exchange over HTTP. Every method checks its request with the endpoint table's rules first
  * (RequestValidationError, nothing sent), waits for the rate limiter, signs with a fresh nonce and
  * sends; see RequestRunner for the retry and failover rules (reads retry, writes never resend).
  * Cancels take the limiter's high priority so they overtake queued reads.

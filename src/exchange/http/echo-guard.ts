@@ -1,7 +1,7 @@
 import { Decimal } from '../../domain/decimal';
 import { ClientOrderIdIgnoredError, TradebotError } from '../../domain/errors';
 import type { OcoReport, OrderReport } from '../../domain/order';
-import type { DialectName } from '../wire/dialect';
+import type { DialectName } from '../wire/dialects';
 import { ForeignDialectAnswerError } from './foreign-dialect';
 import type { RequestRunner } from './request-runner';
 

@@ -2,7 +2,7 @@ import {
   AuthenticationError, BadResponseError, DuplicateClientOrderIdError, ExchangeRejectedError, ExchangeUnavailableError,
   ExchangeValidationError, InsufficientFundsError, OrderNotFoundError, RateLimitedError, RegionRefusedError, type TradebotError,
 } from '../../domain/errors';
-import type { EndpointId } from './endpoints';
+import type { EndpointId } from '../wire/endpoints';
 
 /**
  * Venue answers -> typed errors, as a table (ccxt `exceptions.exact` / `exceptions.broad`).

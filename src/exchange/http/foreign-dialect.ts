@@ -1,8 +1,7 @@
 import { BadResponseError } from '../../domain/errors';
-import { DIALECT_NAMES, type DialectName } from '../wire/dialect';
-import { DIALECTS } from '../wire/dialects';
-import type { EndpointId } from './endpoints';
-import { answersOf } from './responses';
+import { answerSchema } from '../wire/answers';
+import { DIALECT_NAMES, DIALECTS, type DialectName } from '../wire/dialects';
+import type { EndpointId } from '../wire/endpoints';
 
 /** The order-create endpoints: their answers must echo the client order id (echo-guard.ts). */
 export const ORDER_CREATE_ENDPOINTS: ReadonlySet<EndpointId> = new Set<EndpointId>(['stopLimit', 'collateralOco']);
@@ -24,7 +23,7 @@ export function readInOtherDialect(endpoint: EndpointId, json: unknown, own: Dia
   if (!ORDER_CREATE_ENDPOINTS.has(endpoint)) return undefined;
   for (const name of DIALECT_NAMES) {
     if (name === own) continue;
-    const parsed = answersOf(DIALECTS[name])[endpoint].safeParse(json);
+    const parsed = answerSchema(DIALECTS[name], endpoint).safeParse(json);
     if (parsed.success) return { dialect: name, value: parsed.data };
   }
   return undefined;

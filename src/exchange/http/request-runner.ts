@@ -2,13 +2,13 @@ import type { Clock } from '../../core/clock';
 import { ConfigError, RequestValidationError, TradebotError } from '../../domain/errors';
 import type { RateLimiter } from '../../limiter/rate-limiter';
 import type { NonceSource } from '../nonce/nonce-source';
-import type { Dialect } from '../wire/dialect';
+import { answerSchema, type ResponseOf } from '../wire/answers';
+import type { Dialect } from '../wire/dialects';
+import type { EndpointId } from '../wire/endpoints';
 import { requestCodec, type RequestCodec } from '../wire/request-codec';
-import { ENDPOINTS, type EndpointId } from './endpoints';
 import { retryRuleOf } from './error-policy';
 import { badResponse, classifyAnswer, isErrorShape } from './errors';
 import { ForeignDialectAnswerError, readInOtherDialect } from './foreign-dialect';
-import { answersOf, type AnswerSchemas, type ResponseOf } from './responses';
 import { signRequest } from './sign';
 import { NOT_JSON, type Transport } from './transport';
 
@@ -73,15 +73,13 @@ export interface PreparedRequest {
  */
 export class RequestRunner {
   private readonly codec: RequestCodec;
-  private readonly answers: AnswerSchemas;
 
   constructor(private readonly o: RunnerOptions) {
     this.codec = requestCodec(o.dialect);
-    this.answers = answersOf(o.dialect);
   }
 
   async call<E extends EndpointId>(endpoint: E, params: Readonly<Record<string, unknown>>, priority: 'high' | 'normal' = 'normal'): Promise<ResponseOf<E>> {
-    const spec = ENDPOINTS[endpoint];
+    const spec = this.o.dialect.endpoints[endpoint];
     const wire = this.check(endpoint, params);
     const attempts = spec.idempotent ? Math.max(1, this.o.retry.attempts) : 1;
     let region = 0;
@@ -137,16 +135,10 @@ export class RequestRunner {
     return checked.value;
   }
 
-  /** The path of an endpoint in this runner's dialect. */
-  pathOf(endpoint: EndpointId): string {
-    return this.o.dialect.endpoints[endpoint].path;
-  }
-
   /** Builds path, headers and body (checked params, fresh nonce, signature). Used by the benchmark too. */
   async prepare(endpoint: EndpointId, wire: Readonly<Record<string, unknown>>): Promise<PreparedRequest> {
-    const spec = ENDPOINTS[endpoint];
-    const path = this.pathOf(endpoint);
-    if (!spec.private) {
+    const { path, private: isPrivate } = this.o.dialect.endpoints[endpoint];
+    if (!isPrivate) {
       const query = new URLSearchParams();
       for (const [k, v] of Object.entries(wire)) if (v !== undefined && v !== null) query.set(k, String(v));
       const qs = query.toString();
@@ -166,8 +158,8 @@ export class RequestRunner {
   }
 
   private async attempt<E extends EndpointId>(endpoint: E, wire: Readonly<Record<string, unknown>>, baseUrl: string): Promise<ResponseOf<E>> {
-    const spec = ENDPOINTS[endpoint];
-    const path = this.pathOf(endpoint);
+    const spec = this.o.dialect.endpoints[endpoint];
+    const path = spec.path;
     const prepared = await this.prepare(endpoint, wire);
     const res = await this.o.transport.send({
       endpoint,
@@ -180,7 +172,7 @@ export class RequestRunner {
     const answer = { endpoint, path, isPrivate: spec.private, status: res.status, body };
     if (res.status >= 400 || isErrorShape(answer)) throw classifyAnswer(answer);
     if (res.json === NOT_JSON) throw badResponse(endpoint, path, res.status, 'not JSON', res.text);
-    const parsed = this.answers[endpoint].safeParse(res.json);
+    const parsed = answerSchema(this.o.dialect, endpoint).safeParse(res.json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined ? '' : `${issue.path.join('.') || '(root)'}: ${issue.message}`;

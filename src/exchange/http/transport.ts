@@ -1,6 +1,6 @@
 import ky, { type KyInstance, type Options } from 'ky';
 import { ExchangeUnavailableError, RedirectRefusedError, RequestTimeoutError, ResponseTooLargeError, TradebotError } from '../../domain/errors';
-import type { EndpointId } from './endpoints';
+import type { EndpointId } from '../wire/endpoints';
 import { answerText, createPooledFetch, type PooledFetch, type PooledFetchInit } from './pooled-fetch';
 
 /**

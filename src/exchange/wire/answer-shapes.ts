@@ -1,6 +1,6 @@
 /**
  * The answer shapes of the API in canonical field names (the domain's vocabulary), in the order the
- * venue's examples write them. Each dialect spells every field of every shape (dialect.ts), or says
+ * venue's examples write them. Each dialect spells every field of every shape (dialects.ts), or says
  * `null`: "this dialect does not send the field in this shape". The client parses answers and the
  * simulator writes them through that spelling, so no other code knows how a field is written on the
  * wire.

@@ -1,6 +1,6 @@
-import { WIRE_ENDPOINTS, type WireEndpointId } from '../http/endpoints';
-import { checkRequest, type CheckResult, type FieldErrors } from '../request-rules';
-import type { Dialect } from './dialect';
+import type { WireEndpointId } from './endpoints';
+import { checkRequest, type CheckResult, type FieldErrors } from './request-rules';
+import type { Dialect, EndpointWire } from './dialects';
 
 /** Fields of the signed envelope; they belong to signing, not to an endpoint's parameters. */
 export const ENVELOPE_FIELDS: ReadonlySet<string> = new Set(['request', 'nonce', 'nonceWindow']);
@@ -19,9 +19,8 @@ export class RequestCodec {
   private readonly inverse: Partial<Record<WireEndpointId, Readonly<Record<string, string>>>> = {};
 
   constructor(readonly dialect: Dialect) {
-    for (const endpoint of Object.keys(WIRE_ENDPOINTS) as WireEndpointId[]) {
-      const names = dialect.endpoints[endpoint].request;
-      this.inverse[endpoint] = Object.fromEntries(Object.entries(names).map(([canonical, wire]) => [wire, canonical]));
+    for (const [endpoint, { request }] of Object.entries(dialect.endpoints) as [WireEndpointId, EndpointWire][]) {
+      this.inverse[endpoint] = Object.fromEntries(Object.entries(request).map(([canonical, wire]) => [wire, canonical]));
     }
   }
 

@@ -1,4 +1,4 @@
-import type { WireEndpointId } from '../../exchange/http/endpoints';
+import type { WireEndpointId } from '../../exchange/wire/endpoints';
 import { mulberry32 } from '../market/candle-source';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Decimal } from '../../domain/decimal';
-import type { EndpointId } from '../../exchange/http/endpoints';
+import type { EndpointId } from '../../exchange/wire/endpoints';
 import { writeShape, type ShapeTable } from '../../exchange/wire/answer-shapes';
 import type { SimEngine } from '../engine/sim-engine';
 import type { PlaceOcoInput, PlaceStopLimitInput, SimDeal, SimOco, SimOrder, SimOrderRef, TransferInput } from '../engine/types';
@@ -10,7 +10,7 @@ import {
 } from './wire-format';
 
 /**
- * One function per private endpoint: canonical parameters in (request-rules.ts names, already
+ * One function per private endpoint: canonical parameters in (the endpoint table's names, already
  * checked), JSON answer out in the dialect's `shapes`. Engine rejections are thrown and turned into
  * the private error shape by the server.
  */

@@ -1,4 +1,4 @@
-import type { WireEndpointId } from '../../exchange/http/endpoints';
+import type { WireEndpointId } from '../../exchange/wire/endpoints';
 
 /**
  * The region the simulated account trades in. The venue narrows the order types per region

@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Clock, ManualClock } from '../../core/clock';
 import { ExchangeRejectedError } from '../../domain/errors';
-import { WIRE_ENDPOINTS, type WireEndpointId } from '../../exchange/http/endpoints';
-import type { FieldErrors } from '../../exchange/request-rules';
-import type { Dialect } from '../../exchange/wire/dialect';
+import type { WireEndpointId } from '../../exchange/wire/endpoints';
+import type { FieldErrors } from '../../exchange/wire/request-rules';
+import type { Dialect, EndpointWire } from '../../exchange/wire/dialects';
 import { requestCodec, type RequestCodec, type UnknownFieldPolicy } from '../../exchange/wire/request-codec';
 import type { LimitTable } from '../../limiter/limits';
 import type { SimEngine } from '../engine/sim-engine';
@@ -69,8 +69,8 @@ export class SimHttpServer {
   private error5xxCount = 0;
 
   constructor(private readonly deps: SimHttpServerDeps) {
-    for (const [id, wire] of Object.entries(deps.dialect.endpoints) as [WireEndpointId, { path: string }][]) {
-      this.routes.set(`${WIRE_ENDPOINTS[id].method} ${wire.path}`, { id, path: wire.path });
+    for (const [id, wire] of Object.entries(deps.dialect.endpoints) as [WireEndpointId, EndpointWire][]) {
+      this.routes.set(`${wire.method} ${wire.path}`, { id, path: wire.path });
     }
     this.codec = requestCodec(deps.dialect);
     this.gate = new RateGate(deps.limits);
@@ -143,7 +143,7 @@ export class SimHttpServer {
     }
 
     this.syncMarket();
-    const [status, body] = WIRE_ENDPOINTS[route.id].private ? this.servePrivate(route, req, raw) : this.servePublic(route, url, q, req);
+    const [status, body] = this.deps.dialect.endpoints[route.id].private ? this.servePrivate(route, req, raw) : this.servePublic(route, url, q, req);
     if (fault.kind === 'lostAnswer') {
       // Processed (an order may now exist), but the caller never hears about it.
       req.socket.destroy();
@@ -155,7 +155,7 @@ export class SimHttpServer {
 
   private servePublic(route: Route, url: string, q: number, req: IncomingMessage): readonly [number, unknown] {
     const wallNowMs = this.deps.wallClock.nowMs();
-    if (!this.gate.take(WIRE_ENDPOINTS[route.id].limit, req.socket.remoteAddress ?? '?', wallNowMs)) return [429, TOO_MANY_REQUESTS];
+    if (!this.gate.take(this.deps.dialect.endpoints[route.id].limit, req.socket.remoteAddress ?? '?', wallNowMs)) return [429, TOO_MANY_REQUESTS];
     const cacheable = route.id === 'kline';
     const version = this.deps.marketClock.version;
     if (cacheable) {
@@ -187,7 +187,7 @@ export class SimHttpServer {
     const wallNowMs = this.deps.wallClock.nowMs();
     const auth = authenticate(req.headers, raw, route.path, this.deps.secrets, this.nonces, wallNowMs);
     if (!auth.ok) return [auth.status, auth.body];
-    if (!this.gate.take(WIRE_ENDPOINTS[route.id].limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
+    if (!this.gate.take(this.deps.dialect.endpoints[route.id].limit, auth.apiKey, wallNowMs)) return [429, TOO_MANY_REQUESTS];
     const checked = this.codec.decode(route.id, auth.body, this.deps.unknownFields);
     if (!checked.ok) {
       // main-account/transfer documents its request validation as HTTP 400 code 0; the order endpoints 422, codes 30-36.

@@ -2,7 +2,7 @@ import { SystemClock } from '../../../src/core/clock';
 import { ClientOrderIdIgnoredError } from '../../../src/domain/errors';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { InMemoryNonceSource } from '../../../src/exchange/nonce/in-memory-nonce-source';
-import type { DialectName } from '../../../src/exchange/wire/dialect';
+import type { DialectName } from '../../../src/exchange/wire/dialects';
 import { InMemoryRateLimiter } from '../../../src/limiter/in-memory-limiter';
 import type { SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { RedisTestContext } from '../store/redis-test-context';

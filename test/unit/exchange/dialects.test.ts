@@ -1,37 +1,9 @@
-import { WIRE_ENDPOINTS, type WireEndpointId } from '../../../src/exchange/http/endpoints';
-import { REQUEST_RULES } from '../../../src/exchange/request-rules';
+import { WIRE_ENDPOINTS, type WireEndpointId } from '../../../src/exchange/wire/endpoints';
 import { ANSWER_SHAPES, type ShapeId } from '../../../src/exchange/wire/answer-shapes';
-import { DIALECT_NAMES } from '../../../src/exchange/wire/dialect';
 import { DIALECTS } from '../../../src/exchange/wire/dialects';
 import { requestCodec } from '../../../src/exchange/wire/request-codec';
 
 const ENDPOINT_IDS = Object.keys(WIRE_ENDPOINTS) as WireEndpointId[];
-
-describe.each(DIALECT_NAMES)('the %s dialect table', (name) => {
-  const dialect = DIALECTS[name];
-  test('spells every endpoint, with fields the rules know and every required one', () => {
-    expect(Object.keys(dialect.endpoints).sort()).toEqual([...ENDPOINT_IDS].sort());
-    for (const id of ENDPOINT_IDS) {
-      const wire = dialect.endpoints[id];
-      const rules = REQUEST_RULES[id].fields;
-      expect(wire.path).toMatch(/^\/api\/v[14]\//);
-      for (const field of Object.keys(wire.request)) expect([id, Object.hasOwn(rules, field)]).toEqual([id, true]);
-      for (const [field, spec] of Object.entries(rules)) if (spec.required) expect([id, wire.request[field]]).not.toEqual([id, undefined]);
-      const names = Object.values(wire.request);
-      expect(new Set(names).size).toBe(names.length);
-    }
-    const paths = ENDPOINT_IDS.map((id) => `${WIRE_ENDPOINTS[id].method} ${dialect.endpoints[id].path}`);
-    expect(new Set(paths).size).toBe(paths.length);
-  });
-  test('spells every field of every answer shape, each name once', () => {
-    for (const shape of Object.keys(ANSWER_SHAPES) as ShapeId[]) {
-      const names = dialect.shapes[shape] as Readonly<Record<string, string | null>>;
-      expect(Object.keys(names).sort()).toEqual([...ANSWER_SHAPES[shape]].sort());
-      const sent = Object.values(names).filter((n) => n !== null);
-      expect(new Set(sent).size).toBe(sent.length);
-    }
-  });
-});
 
 describe('the dialects differ exactly where the sources do', () => {
   const { venue, spec } = DIALECTS;

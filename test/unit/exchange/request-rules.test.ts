@@ -1,6 +1,6 @@
 import { Decimal } from '../../../src/domain/decimal';
-import type { WireEndpointId } from '../../../src/exchange/http/endpoints';
-import { checkRequest } from '../../../src/exchange/request-rules';
+import type { WireEndpointId } from '../../../src/exchange/wire/endpoints';
+import { checkRequest } from '../../../src/exchange/wire/request-rules';
 
 // The rules in canonical names (the dialects spell them on the wire: test/unit/exchange/dialects.test.ts).
 const M = 'BTC_USDT';

@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from '../../../src/domain/decimal';
-import type { EndpointId } from '../../../src/exchange/http/endpoints';
-import { answersOf } from '../../../src/exchange/http/responses';
-import type { DialectName } from '../../../src/exchange/wire/dialect';
-import { DIALECTS } from '../../../src/exchange/wire/dialects';
+import type { EndpointId } from '../../../src/exchange/wire/endpoints';
+import { answerSchema } from '../../../src/exchange/wire/answers';
+import { DIALECTS, type DialectName } from '../../../src/exchange/wire/dialects';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(join(__dirname, '../../fixtures', `${name}.json`), 'utf8'));
 function parse(endpoint: EndpointId, body: unknown, dialect: DialectName = 'venue'): any {
-  const r = answersOf(DIALECTS[dialect])[endpoint].safeParse(body);
+  const r = answerSchema(DIALECTS[dialect], endpoint).safeParse(body);
   if (!r.success) throw new Error(JSON.stringify(r.error.issues));
   return r.data;
 }
-const refused = (endpoint: EndpointId, body: unknown, dialect: DialectName): boolean => !answersOf(DIALECTS[dialect])[endpoint].safeParse(body).success;
+const refused = (endpoint: EndpointId, body: unknown, dialect: DialectName): boolean => !answerSchema(DIALECTS[dialect], endpoint).safeParse(body).success;
 const d = (s: string) => new Decimal(s);
 
 describe('the collateral account and transfers (documented spelling in both dialects)', () => {
@@ -93,12 +92,12 @@ describe('answers shared by both dialects', () => {
     expect(parse('websocketToken', fixture('http_post_profile_websocket_token'))).toBe('866f14a1-b7d6-4e4b-a4dc-4bb8a4d2f1f0');
   });
   test('wrong shapes and bad decimals are refused', () => {
-    const venue = answersOf(DIALECTS.venue);
-    expect(venue.kline.safeParse({ success: true, message: null, result: [[1, 'x', '1', '1', '1', '1', '1']] }).success).toBe(false);
-    expect(venue.tradeBalance.safeParse({ BTC: { available: '-1', freeze: '0' } }).success).toBe(false);
-    expect(venue.stopLimit.safeParse({ orderId: 1 }).success).toBe(false);
-    expect(venue.time.safeParse({ time: 'now' }).success).toBe(false);
-    expect(venue.websocketToken.safeParse({ websocketToken: 'x' }).success).toBe(false); // only the documented spelling
+    const venue = (endpoint: EndpointId) => answerSchema(DIALECTS.venue, endpoint);
+    expect(venue('kline').safeParse({ success: true, message: null, result: [[1, 'x', '1', '1', '1', '1', '1']] }).success).toBe(false);
+    expect(venue('tradeBalance').safeParse({ BTC: { available: '-1', freeze: '0' } }).success).toBe(false);
+    expect(venue('stopLimit').safeParse({ orderId: 1 }).success).toBe(false);
+    expect(venue('time').safeParse({ time: 'now' }).success).toBe(false);
+    expect(venue('websocketToken').safeParse({ websocketToken: 'x' }).success).toBe(false); // only the documented spelling
   });
 });
 

@@ -5,7 +5,7 @@ import { Decimal } from '../../domain/decimal';
 import { MARKET_NAME } from '../../domain/market';
 
 /**
- * The rule of each kind of request field, used by the endpoint table of request-rules.ts: a zod
+ * The rule of each kind of request field, used by the endpoint table (endpoints.ts): a zod
  * schema that normalises the value and names every problem with the exchange's own message
  * (`Side field should contain only 'buy' or 'sell' values.`), so an operator sees the same text
  * whether our client refused a request locally or the (simulated) exchange did.

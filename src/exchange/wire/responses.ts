@@ -3,15 +3,13 @@ import type { Candle } from '../../domain/candle';
 import type { Balances, MarketInfo } from '../../domain/market';
 import type { Decimal } from '../../domain/decimal';
 import type { CodesPage, CollateralAssetBalance, MiningAccountsPage } from '../exchange-client';
-import { SHARED_SHAPES, type ShapeTable } from '../wire/answer-shapes';
-import type { Dialect, DialectName } from '../wire/dialect';
-import type { EndpointId } from './endpoints';
+import { SHARED_SHAPES, type ShapeTable } from './answer-shapes';
 import { orderAnswers } from './order-responses';
 import { cappedArray, dec, intLike, MAX_ROWS, optionalClientOrderId, percentAsRatio, wireObject } from './response-fields';
 
 /**
- * zod schemas of every answer, read under one dialect's field names (wire/) and mapped into the
- * domain types. Decimals are parsed with parseDecimal (never floats). Only the dialect's own
+ * zod schemas of every answer, by name (the endpoint table, endpoints.ts, names each endpoint's),
+ * read under one dialect's field names (answer-shapes.ts) and mapped into the domain types. Decimals are parsed with parseDecimal (never floats). Only the dialect's own
  * spellings are read: an answer in another dialect's shape is a BadResponseError, never half
  * understood. Order-shaped answers live in order-responses.ts.
  */
@@ -88,7 +86,6 @@ function answerSchemas(shapes: ShapeTable) {
   // Sample: {"websocket_token":"<WEBSOCKET_TOKEN>"}
   const websocketToken = wireObject(shapes.websocketToken, { websocketToken: z.string() }).transform((r) => r.websocketToken);
 
-  const orders = orderAnswers(shapes);
   return {
     kline,
     ping: pingResult,
@@ -103,30 +100,21 @@ function answerSchemas(shapes: ShapeTable) {
     miningAccounts,
     jwt,
     websocketToken,
-    activeOrders: orders.orderList,
-    ocoList: orders.ocoList,
-    orderHistory: orders.historyList,
-    executedDeals: orders.dealList,
-    killSwitchStatus: orders.killSwitchStatus,
-    stopLimit: orders.order,
-    collateralOco: orders.createdOco,
-    cancelOrder: orders.order,
-    cancelOco: orders.canceledOco,
-    killSwitch: orders.killSwitchResult,
-  } as const satisfies Record<EndpointId, z.ZodType>;
+    ...orderAnswers(shapes),
+  };
 }
 
 export type AnswerSchemas = ReturnType<typeof answerSchemas>;
-export type ResponseOf<E extends EndpointId> = z.output<AnswerSchemas[E]>;
+export type AnswerName = keyof AnswerSchemas;
 
-const BY_DIALECT = new Map<DialectName, AnswerSchemas>();
+const BY_SHAPES = new WeakMap<ShapeTable, AnswerSchemas>();
 
-/** Each endpoint's answer schema in `dialect` (built once per dialect). */
-export function answersOf(dialect: Dialect): AnswerSchemas {
-  let schemas = BY_DIALECT.get(dialect.name);
+/** Every answer schema under one dialect's `shapes` (built once per dialect, on first use). */
+export function answersOf(shapes: ShapeTable): AnswerSchemas {
+  let schemas = BY_SHAPES.get(shapes);
   if (schemas === undefined) {
-    schemas = answerSchemas(dialect.shapes);
-    BY_DIALECT.set(dialect.name, schemas);
+    schemas = answerSchemas(shapes);
+    BY_SHAPES.set(shapes, schemas);
   }
   return schemas;
 }

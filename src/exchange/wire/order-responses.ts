@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Decimal } from '../../domain/decimal';
 import type { DealReport, HistoryOrderReport, KillSwitchTimer, OcoReport, OrderReport } from '../../domain/order';
-import type { ShapeNames, ShapeTable } from '../wire/answer-shapes';
+import type { ShapeNames, ShapeTable } from './answer-shapes';
 import { cappedArray, cappedByMarket, dec, MAX_ROWS, optionalClientOrderId, seconds, wireObject } from './response-fields';
 
 /**
