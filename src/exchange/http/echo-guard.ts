@@ -21,7 +21,7 @@ import type { RequestRunner } from './request-runner';
  *   OCO that was sent (market, side, amount, the three prices), and carry either no id or the id
  *   sent. The id's spelling is the same entry of the dialect table for both order kinds, so the
  *   stop-limit echo proves it for OCOs too. An OCO is found again by its exchange ids, or by its
- *   fingerprint when the answer was lost (execution/order-locator.ts).
+ *   fingerprint when the answer was lost (execution/reconciliation/order-locator.ts).
  */
 export class ClientIdEchoGuard {
   constructor(

@@ -87,7 +87,7 @@ const orderPush = z.tuple([z.union([z.literal(1), z.literal(2), z.literal(3)]), 
 /**
  * `ordersPending_update` params `[event_id, order]`. Event 3 (finished) does not say whether the
  * order was cancelled or executed: executed means nothing left and the whole amount traded, else it
- * is read as cancelled (status `CANCELED`), so outcomeOfReport (execution/report-event.ts) maps it.
+ * is read as cancelled (status `CANCELED`), so outcomeOfReport (execution/journal/report-event.ts) maps it.
  */
 export function parseOrderEvent(params: readonly unknown[]): OrderEvent | undefined {
   const r = orderPush.safeParse(params);
