@@ -1,4 +1,4 @@
-import type { DaemonRun } from '../store/deployment-log-port';
+import { runsOverlapping, type DaemonRun } from '../store/deployment-log-port';
 
 /** A stretch of market time in which no daemon run was alive: its candles were never seen live. */
 export interface DowntimeWindow {
@@ -40,9 +40,7 @@ export function inDowntime(windows: readonly DowntimeWindow[], marketMs: number)
   return windows.some((w) => marketMs > w.fromMarketMs && marketMs < w.toMarketMs);
 }
 
-/** The run alive at `atMs`: a stopped or superseded run until its stop or last heartbeat, the newest without a stop mark from its start on. */
+/** The run alive at `atMs` (runsOverlapping's rule: the newest without a stop mark is alive from its start on). */
 export function runAliveAt(runs: readonly DaemonRun[], atMs: number): DaemonRun | undefined {
-  const newest = runs.reduce<DaemonRun | undefined>((n, r) => (n === undefined || r.startedMarketMs > n.startedMarketMs ? r : n), undefined);
-  const end = (r: DaemonRun): number => r.stoppedMarketMs ?? (r === newest ? Number.POSITIVE_INFINITY : r.lastSeenMarketMs);
-  return runs.find((r) => r.startedMarketMs <= atMs && end(r) >= atMs);
+  return runsOverlapping(runs, atMs, atMs)[0];
 }

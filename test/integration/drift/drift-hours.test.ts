@@ -28,11 +28,6 @@ let prefix: string | undefined;
 beforeAll(() => requireBuild());
 afterEach(async () => {
   await daemon?.kill();
-  if (prefix !== undefined) {
-    const redis = await ctx.client();
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  }
   await ctx.cleanup();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
@@ -45,7 +40,7 @@ function setup(speed: number): Setup {
   const module = path.join(strategies, 'pair-dip.ts');
   mkdirSync(strategies);
   copyFileSync(FIXTURE, module);
-  prefix = `tbhours-${Date.now().toString(36)}`;
+  prefix = ctx.configPrefix('tbhours');
   const base = paperConfig();
   const config = path.join(dir, 'config.yaml');
   writeFileSync(config, stringify({

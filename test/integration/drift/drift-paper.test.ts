@@ -31,15 +31,6 @@ beforeAll(() => requireBuild());
 afterEach(async () => {
   await running?.kill();
   await sim?.close();
-  if (prefix !== undefined) {
-    const redis = await ctx.client();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  }
   await ctx.cleanup();
 });
 
@@ -47,7 +38,7 @@ const started = (l: LogLine): boolean => l.msg === 'tradebot started';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 test('a paper run with two SIGKILLs and restarts: every difference explained, the missed candles "daemon down"', async () => {
-  prefix = `tbdrift-${Date.now().toString(36)}`;
+  prefix = ctx.configPrefix('tbdrift');
   sim = await startSimulatedExchange({
     apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' },
     markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 60, seed: 7,
@@ -154,7 +145,7 @@ interface DriftReportJson {
 }
 
 test('injected faults show with their cause, never unexplained: venue latency, a candle served differently, a pause', async () => {
-  prefix = `tbdrift-${Date.now().toString(36)}`;
+  prefix = ctx.configPrefix('tbdrift');
   const exchange = await startSimulatedExchange({
     apiKey: API_KEY, apiSecret: API_SECRET, balances: { USDT: '100000', BTC: '1' },
     markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: FIRST_CANDLE + 600, speed: 30, seed: 7,

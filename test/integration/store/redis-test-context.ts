@@ -32,6 +32,13 @@ export class RedisTestContext {
     return p;
   }
 
+  /** As prefix(), in the form a daemon's config accepts (redis.keyPrefix allows no ':'). */
+  configPrefix(name: string): string {
+    const p = `${name}-${randomUUID().slice(0, 8)}`;
+    this.prefixes.push(p);
+    return p;
+  }
+
   /** Deletes every key under the prefixes used (on the shared test Redis), then closes the connections. */
   async cleanup(): Promise<void> {
     if (this.prefixes.length > 0) {
