@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock';
 import { candleCloseTime, lastClosedCandleOpenTime } from '../market-data/candle-clock';
-import type { Candle, Interval } from '../domain/candle';
+import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -9,6 +9,7 @@ import { CandlePoller, type CandlePollerEvent, type ClosedCandle, type PollSumma
 import type { StampedIntent } from './intent-validation';
 import type { CandleHost } from './guest/guest-host';
 import type { JobDefinition } from '../jobs/scheduler';
+import { candleStep, type CandleStepParts, type StepCandle } from './candle-step';
 
 /** Where tradable intents go (the executor, through its adapter). */
 export interface IntentSink {
@@ -142,23 +143,25 @@ export class CandleFlow {
   }
 
   private async onClosedCandle(e: ClosedCandle): Promise<void> {
-    const candle: Candle = e.candle;
-    this.lastClose.set(e.market, candle.close);
-    this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, candle.time), candle.close);
-    if (e.source !== 'warm-up' && this.o.beforeStrategies !== undefined) {
-      await this.o.beforeStrategies(e.market).catch((err: unknown) => this.log.warn({ err, market: e.market, interval: e.interval }, 'orders not settled before the candle'));
-    }
-    this.o.hooks?.onDelivered?.(e);
-    const intents = await this.o.host.handleCandle(e.market, e.interval, candle, { warm: e.source === 'warm-up' });
-    if (intents.length === 0) return;
-    if (e.source === 'warm-up') return;
-    if (e.stale) {
-      this.log.warn({ market: e.market, interval: e.interval, candleTime: candle.time, intents: intents.length, source: e.source }, 'intents dropped: candle older than one interval');
-      this.o.hooks?.onStaleIntents?.(intents);
-      return;
-    }
-    await this.o.sink.submit(intents);
+    this.lastClose.set(e.market, e.candle.close);
+    this.o.hooks?.onCandle?.(e.market, e.interval, candleCloseTime(e.interval, e.candle.time), e.candle.close);
+    await candleStep(this.step, { ...e, warm: e.source === 'warm-up' });
   }
+
+  private readonly step: CandleStepParts<ClosedCandle & StepCandle> = {
+    settle: (c) => this.o.beforeStrategies?.(c.market).catch((err: unknown) => this.log.warn({ err, market: c.market, interval: c.interval }, 'orders not settled before the candle')),
+    decide: (c) => {
+      this.o.hooks?.onDelivered?.(c);
+      return this.o.host.handleCandle(c.market, c.interval, c.candle, { warm: c.warm });
+    },
+    refuse: (c, intents) => {
+      if (!c.stale) return false;
+      this.log.warn({ market: c.market, interval: c.interval, candleTime: c.candle.time, intents: intents.length, source: c.source }, 'intents dropped: candle older than one interval');
+      this.o.hooks?.onStaleIntents?.(intents);
+      return true;
+    },
+    submit: (intents) => this.o.sink.submit(intents),
+  };
 }
 
 function pick(s: { lastCandleTime: number | undefined; stale: boolean }): { lastCandleTime: number | undefined; stale: boolean } {

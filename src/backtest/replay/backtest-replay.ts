@@ -6,7 +6,7 @@ import type { MarketInfo, MarketName } from '../../domain/market';
 import type { RiskLimits } from '../../risk/risk-limits';
 import type { FillModel } from '../../domain/fill-model';
 import { SimEngine, type CollateralMode } from '../../simulator/engine/sim-engine';
-import type { StampedIntent } from '../../strategy/intent-validation';
+import { candleStep, type CandleStepParts, type StepCandle } from '../../strategy/candle-step';
 import type { LoadedStrategy } from '../../strategy/prepare-strategy';
 import { StrategyHost, type StrategyStats } from '../../strategy/strategy-host';
 import type { StrategyLogger } from '../../strategy/strategy';
@@ -302,39 +302,29 @@ export class BacktestReplay {
     return chain;
   }
 
-  /**
-   * Hands a closed strategy candle to the host, after the settlement step if the engine moved our
-   * orders on the market; returns a promise only when there is something to wait for.
-   */
+  /** Hands a closed strategy candle to the per-candle step; a promise only when there is something to wait for. */
   private emit(market: MarketName, interval: Interval, candle: Candle, closeTime: number): Promise<void> | undefined {
     this.strategyCandles++;
     this.clock.setMs(closeTime * 1000);
-    if (this.unsettled.has(market)) {
-      this.unsettled.delete(market);
-      return this.kernel.settle(market).then(() => this.decide(market, interval, candle, closeTime));
-    }
-    const catchingUp = this.kernel.catchUp();
-    if (catchingUp !== undefined) return catchingUp.then(() => this.decide(market, interval, candle, closeTime));
-    return this.decide(market, interval, candle, closeTime);
-  }
-
-  private decide(market: MarketName, interval: Interval, candle: Candle, closeTime: number): Promise<void> | undefined {
-    // ctx.balances as the exchange has them now (read only when something may have moved them).
-    const reading = this.kernel.freshBalances();
-    if (reading !== undefined) return reading.then(() => this.decide(market, interval, candle, closeTime));
-    const r = this.host.handleCandle(market, interval, candle);
     // Warm-up: candles that OPEN before tradeFrom (as the report slices them); live, the candle before a run's first was warm-up too.
-    if (candle.time < this.tradeFrom) return r instanceof Promise ? r.then(() => undefined) : undefined;
-    if (r instanceof Promise) return r.then((intents) => this.submitAll(intents));
-    return (r as readonly StampedIntent[]).length > 0 ? this.submitAll(r) : undefined;
+    return candleStep(this.step, { market, interval, candle, warm: candle.time < this.tradeFrom });
   }
 
-  private async submitAll(intents: readonly StampedIntent[]): Promise<void> {
-    for (const stamped of intents) {
-      const time = this.clock.nowMs() / 1000;
-      this.log.push(orderLogEntry(stamped, await this.kernel.submit(stamped), time));
-    }
-  }
+  private readonly step: CandleStepParts<StepCandle> = {
+    // The settlement step only where the engine moved our orders since the last one; else the views catch up with our own requests.
+    // Then ctx.balances as the exchange has them now (read only when something may have moved them).
+    settle: ({ market }) => {
+      const settling = this.unsettled.delete(market) ? this.kernel.settle(market) : this.kernel.catchUp();
+      return settling === undefined ? this.kernel.freshBalances() : settling.then(() => this.kernel.freshBalances());
+    },
+    decide: ({ market, interval, candle }) => this.host.handleCandle(market, interval, candle),
+    submit: async (intents) => {
+      for (const stamped of intents) {
+        const time = this.clock.nowMs() / 1000;
+        this.log.push(orderLogEntry(stamped, await this.kernel.submit(stamped), time));
+      }
+    },
+  };
 
   /** Our deals are the report's fills; what the market did to our orders wants the market settled before the next candle. */
   private onEngineEvent(event: EngineEvent): void {
