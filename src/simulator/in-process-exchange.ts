@@ -51,12 +51,19 @@ function defined(o: Readonly<Record<string, unknown>>): Record<string, unknown> 
 
 /**
  * The ExchangeClient port over the simulator's engine in this process: no HTTP, no signing, no rate
- * limit (the backtest's transport, and paper mode's second one in the parity test). Each call runs the
- * HTTP simulator's own handler for the endpoint (server/private-handlers.ts, public-handlers.ts:
- * canonical parameters in, the dialect's JSON answer out) and reads the answer with the HTTP client's
- * own parsers (exchange/wire/responses.ts) and error table (errors.ts), so both transports map engine
- * objects to reports, and refusals to errors, through one piece of code. What is left out is what only
- * HTTP has: the client's request rules, nonces, signatures, limiter waits and transport failures.
+ * limit (the backtest's transport, and paper mode's second one in the parity test). Two paths:
+ * - `call`: the HTTP simulator's own handler for the endpoint (server/private-handlers.ts,
+ *   public-handlers.ts: canonical parameters in, the dialect's JSON out), read back with the HTTP
+ *   client's parsers (exchange/wire/) and error table: klines, time, the main and collateral
+ *   balances, transfers, deals, the kill-switch, codes, mining accounts, tokens.
+ * - `direct`: the calls a backtest makes per order (markets, the trading balance, the collateral
+ *   summary, placing and cancelling orders and OCOs, the active lists, the history) use the handlers'
+ *   own input readers and row selectors, then map engine objects to reports in engine-reports.ts
+ *   instead of writing and parsing JSON; refusals still go through the error table, worded as the
+ *   HTTP server words them. The parity test and the ExchangeClient contract, run over both
+ *   transports, hold the two mappings to the same answers.
+ * What is left out either way is what only HTTP has: the client's request rules, nonces,
+ * signatures, limiter waits and transport failures.
  */
 export class InProcessExchange implements ExchangeClient {
   private readonly dialect: Dialect;
