@@ -176,8 +176,15 @@ export class StrategyFailedError extends TradebotError {
 }
 /** Redis (or the in-process store) failed; nothing was recorded. */
 export class StoreUnavailableError extends TradebotError {
-  override readonly name = 'StoreUnavailableError';
+  override readonly name: string = 'StoreUnavailableError';
   readonly code = 'TB_ERR_STORE_UNAVAILABLE';
+}
+/**
+ * The journal record was written on the primary but not confirmed by the replicas `redis.replicaAcks`
+ * asks for in time: the order is NOT sent (a failover could lose a record of a live order).
+ */
+export class JournalNotReplicatedError extends StoreUnavailableError {
+  override readonly name = 'JournalNotReplicatedError';
 }
 /** Submitting is not allowed yet (first reconciliation pending) or any more (shutting down, halted). */
 export class NotReadyError extends TradebotError {

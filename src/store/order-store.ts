@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { SystemClock, type Clock } from '../core/clock';
-import { InvalidTransitionError, LeaseLostError, StaleStateError } from '../domain/errors';
+import { InvalidTransitionError, JournalNotReplicatedError, LeaseLostError, StaleStateError } from '../domain/errors';
 import { canTransition, isOrderStatus, LIVE_STATUSES, nextStatus, type OrderEventType, type OrderStatus } from '../domain/order-state';
 import type { MarketName } from '../domain/market';
 import { StoreKeys } from './keys';
@@ -30,6 +30,11 @@ export interface RedisOrderStoreOptions {
   readonly marketClock?: Clock;
   readonly maxCasRetries?: number;
   readonly historyMax?: number;
+  /**
+   * Replicas that must acknowledge an order's record before it may be sent (config `redis.replicaAcks`),
+   * and how long to wait for them; default none (replication stays asynchronous).
+   */
+  readonly replicaAcks?: { readonly replicas: number; readonly timeoutMs: number } | undefined;
 }
 
 /**
@@ -52,6 +57,7 @@ export class RedisOrderStore implements OrderStore {
   private readonly scripts: StoreScripts;
   private readonly maxCasRetries: number;
   private readonly historyMax: number;
+  private readonly replicaAcks: RedisOrderStoreOptions['replicaAcks'];
 
   constructor(opts: RedisOrderStoreOptions) {
     this.redis = opts.redis;
@@ -61,6 +67,7 @@ export class RedisOrderStore implements OrderStore {
     this.scripts = storeScripts(opts.redis);
     this.maxCasRetries = opts.maxCasRetries ?? DEFAULT_MAX_CAS_RETRIES;
     this.historyMax = opts.historyMax ?? HISTORY_MAX;
+    this.replicaAcks = opts.replicaAcks !== undefined && opts.replicaAcks.replicas > 0 ? opts.replicaAcks : undefined;
   }
 
   recordIntent(input: NewOrderRecord): Promise<RecordResult> {
@@ -85,12 +92,15 @@ export class RedisOrderStore implements OrderStore {
     const entry = lease ? historyEntry(at, 'send', 'pending', status) : historyEntry(at, 'record', null, status);
     const k = this.keys;
     const cid = input.clientOrderId;
-    const reply = await withStore('recordOrder', () =>
-      this.scripts.recordOrder(
-        [k.order(cid), k.orderHistory(cid), k.allOrders(), k.strategyOrders(input.strategy), k.liveOrders(), k.liveCounts(), k.lease(input.strategy, input.market)],
-        [cid, now, LIVE_STATUSES.has(status) ? '1' : '0', fields['scope'] as string, entry, this.historyMax, lease ? fenceOf(lease) : '', ...flatten(fields)],
-      ),
-    );
+    const keys = [k.order(cid), k.orderHistory(cid), k.allOrders(), k.strategyOrders(input.strategy), k.liveOrders(), k.liveCounts(), k.lease(input.strategy, input.market)] as const;
+    const args = [cid, now, LIVE_STATUSES.has(status) ? '1' : '0', fields['scope'] as string, entry, this.historyMax, lease ? fenceOf(lease) : '', ...flatten(fields)];
+    // Only a record that may be sent waits for replicas: an intent alone is harmless if a failover loses it.
+    const acks = lease === undefined ? undefined : this.replicaAcks;
+    const [reply, acked] = await withStore('recordOrder', async () =>
+      (acks === undefined ? [await this.scripts.recordOrder(keys, args), 0] : this.scripts.recordOrderAcked(keys, args, acks.replicas, acks.timeoutMs)));
+    if (acks !== undefined && acked < acks.replicas && replyCode(reply) >= 0) {
+      throw new JournalNotReplicatedError(`journal record confirmed by ${acked} of ${acks.replicas} replicas within ${acks.timeoutMs} ms: not sent`, { clientOrderId: cid, acked, replicas: acks.replicas });
+    }
     const code = replyCode(reply);
     if (code < 0) throw errorForLuaCode(code, { clientOrderId: cid, currentFence: reply[1], lease: lease ? describeLease(lease) : undefined });
     return { created: code === 1, record: recordFromReply(reply) };

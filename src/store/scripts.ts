@@ -112,6 +112,8 @@ export interface StoreScripts {
   repairNonce(key: string, nowMs: number, ceilingMs: number, ttlMs: number): Promise<ScriptReply>;
   takeTokens(key: string, capacity: number, ratePerMs: number, want: number, ttlMs: number): Promise<ScriptReply>;
   recordOrder(keys: readonly [string, string, string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
+  /** recordOrder, then WAIT for `replicas` in one round trip on the keys' node; also the number of replicas that acknowledged. */
+  recordOrderAcked(keys: readonly [string, string, string, string, string, string, string], args: readonly Arg[], replicas: number, timeoutMs: number): Promise<[ScriptReply, number]>;
   transitionOrder(keys: readonly [string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
   acquireLease(leaseKey: string, fenceKey: string, owner: string, ttlMs: number, deadOwner: string): Promise<ScriptReply>;
   renewLease(leaseKey: string, owner: string, token: string, ttlMs: number): Promise<ScriptReply>;
@@ -140,6 +142,15 @@ export function storeScripts(redis: Redis): StoreScripts {
     // %.17g keeps the float rate exact through the string conversion
     takeTokens: (key, capacity, ratePerMs, want, ttlMs) => r.tbTakeTokens(key, capacity, ratePerMs.toPrecision(17), want, ttlMs),
     recordOrder: (keys, args) => r.tbRecordOrder(...keys, ...args),
+    recordOrderAcked: async (keys, args, replicas, timeoutMs) => {
+      const pipeline = redis.pipeline() as unknown as Dynamic & { wait(n: number, ms: number): unknown; exec(): Promise<[Error | null, unknown][] | null> };
+      pipeline.tbRecordOrder(...keys, ...args);
+      pipeline.wait(replicas, timeoutMs);
+      const [recorded, acked] = (await pipeline.exec()) ?? [];
+      if (recorded?.[0]) throw recorded[0];
+      if (acked?.[0]) throw acked[0];
+      return [recorded?.[1] as ScriptReply, Number(acked?.[1])];
+    },
     transitionOrder: (keys, args) => r.tbTransitionOrder(...keys, ...args),
     acquireLease: (leaseKey, fenceKey, owner, ttlMs, deadOwner) => r.tbAcquireLease(leaseKey, fenceKey, owner, ttlMs, deadOwner),
     renewLease: (leaseKey, owner, token, ttlMs) => r.tbRenewLease(leaseKey, owner, token, ttlMs),

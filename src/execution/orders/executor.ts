@@ -1,4 +1,4 @@
-import { LeaseLostError, NotReadyError, type TradebotError } from '../../domain/errors';
+import { JournalNotReplicatedError, LeaseLostError, NotReadyError, type TradebotError } from '../../domain/errors';
 import type { CancelIntent } from '../../domain/intent';
 import type { MarketInfo, MarketName } from '../../domain/market';
 import { FINAL_STATUSES } from '../../domain/order-state';
@@ -96,15 +96,18 @@ export class Executor {
     const order = prepared.order;
     return this.deps.inFlight.track(order.records.map((r) => r.clientOrderId), async () => {
       this.assertReady(); // shutdown may have begun while the checks awaited
-      let results: RecordResult[];
-      try {
-        // Legs journaled concurrently: one round trip of latency. If one fails the other may exist
-        // alone; it is not sent and the settler declares it not found after the in-flight window.
-        results = await Promise.all(order.records.map((r) => this.deps.store.recordSubmit(r, lease)));
-      } catch (err) {
+      // Legs journaled concurrently: one round trip of latency. If one fails the other may exist
+      // alone; it is not sent and the settler declares it not found after the in-flight window.
+      const written = await Promise.allSettled(order.records.map((r) => this.deps.store.recordSubmit(r, lease)));
+      const failed = written.find((w) => w.status === 'rejected');
+      if (failed !== undefined) {
+        const err: unknown = failed.reason;
         if (err instanceof LeaseLostError) return deny('lease', err.message);
+        // Written but not on enough replicas: a failover could forget it, so it is never sent.
+        if (err instanceof JournalNotReplicatedError) return this.deniedAfterJournal(order.records, 'journal_replication', err.message, deny);
         throw err; // StoreUnavailableError: nothing was sent
       }
+      const results = written.map((w) => (w as PromiseFulfilledResult<RecordResult>).value);
       const records = results.map((r) => r.record);
       if (results.some((r) => !r.created)) return this.replayed(records);
       if (this.sentBeforeStart(records)) {
@@ -186,7 +189,7 @@ export class Executor {
   }
 
   /** A late denial: the journaled records, never sent, become `rejected` with the rule's reason. */
-  private async deniedAfterJournal(records: readonly OrderRecord[], rule: string, reason: string, deny: (rule: string, reason: string) => SubmitResult): Promise<SubmitResult> {
+  private async deniedAfterJournal(records: readonly Pick<OrderRecord, 'clientOrderId'>[], rule: string, reason: string, deny: (rule: string, reason: string) => SubmitResult): Promise<SubmitResult> {
     for (const r of records) {
       await this.deps.store.transition(r.clientOrderId, 'reject', { reason: `not sent: ${reason}` }, { expectedStatus: 'submitted' })
         .catch(() => undefined); // left `submitted`, it is settled as not found after the in-flight window

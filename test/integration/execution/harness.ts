@@ -61,11 +61,11 @@ export interface Replica {
 /** One "process": journal, leases and execution on `redis` under `prefix`, talking to `client`. */
 export async function replica(opts: {
   redis: Redis; prefix: string; client: HttpExchangeClient; owner: string; scopes: readonly (readonly [string, string])[];
-  settings?: Partial<ExecutionSettings>; leaseTtlMs?: number;
+  settings?: Partial<ExecutionSettings>; leaseTtlMs?: number; replicaAcks?: { replicas: number; timeoutMs: number };
 }): Promise<Replica> {
   const keys = StoreKeys.forApiKey(API_KEY, opts.prefix);
   const clock = new SystemClock();
-  const store = new RedisOrderStore({ redis: opts.redis, keys, clock });
+  const store = new RedisOrderStore({ redis: opts.redis, keys, clock, replicaAcks: opts.replicaAcks });
   const leaseStore = new RedisLeaseStore(opts.redis, keys);
   const keeper = new LeaseKeeper({ store: leaseStore, owner: opts.owner, ttlMs: opts.leaseTtlMs ?? 5000 });
   for (const [strategy, market] of opts.scopes) keeper.want(strategy, market);
