@@ -16,7 +16,7 @@ export interface AccountStore {
 /**
  * The store account a daemon with this config uses: derived from TRADEBOT_API_KEY in live mode and
  * against a running simulator (paper.exchangeUrl), from the fixed paper key with the embedded one,
- * under redis.keyPrefix, in the mode's namespace (storeKeysFor). The daemon (build-app.ts) and every
+ * under redis.keyPrefix, in the mode's namespace (storeKeysFor). The daemon (state-wiring.ts) and every
  * CLI command (orders, pause/resume, status, drift, reload/promote) call this one function, so they
  * find the same keys for the same config.
  */

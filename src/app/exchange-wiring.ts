@@ -1,14 +1,20 @@
-import type { Clock } from '../core/clock';
-import type { FrozenConfig } from '../config/load';
+import { SystemClock, type MarketClock } from '../core/clock';
+import { loadCredentials } from '../config/credentials';
+import type { ClockSync } from '../exchange/clock-offset';
 import { HttpExchangeClient, type ClientRequestEvent } from '../exchange/http/client';
 import type { EndpointId } from '../exchange/wire/endpoints';
-import type { NonceSource } from '../exchange/nonce/nonce-source';
-import type { RateLimiter } from '../limiter/rate-limiter';
-import type { Logger } from '../log/logger';
+import { measureExchangeClock, repairPoisonedNonce } from '../execution/guards/clock-guard';
+import { componentLogger, type Logger } from '../log/logger';
 import type { ExchangeOutcome } from '../metrics/definitions';
 import { recordExchangeRequest } from '../metrics/exchange-outcome';
 import type { Metrics } from '../metrics/registry';
 import { MeteredLimiter } from '../limiter/metered-limiter';
+import { RemoteSimClock } from '../simulator/remote-sim-clock';
+import type { TradingStateControl } from '../trading-state/trading-state-control';
+import type { DaemonContext } from './daemon-context';
+import { startPaperExchange, type PaperExchange } from './paper-exchange';
+import { preparePaperNamespace } from './paper-fresh-start';
+import type { OpenedState } from './state-wiring';
 
 /**
  * Maps the error code of a failed attempt to the metric's outcome label: the fallback for an event
@@ -28,39 +34,94 @@ export function outcomeOfCode(code: string): ExchangeOutcome {
   }
 }
 
-export interface ExchangeWiring {
-  readonly baseUrl: string;
-  readonly credentials: { readonly apiKey: string; readonly apiSecret: string };
-  readonly nonces: NonceSource;
-  readonly limiter: RateLimiter;
-  /** Wall clock (request timing, nonces). */
-  readonly clock: Clock;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  /** Re-measures the exchange's clock after a refused nonce (clock-guard.ts). */
-  readonly resyncClock?: () => Promise<void>;
+export interface Venue extends OpenedState {
+  readonly exchange: HttpExchangeClient;
+  /** The exchange's time: the system clock live, the simulator's in paper mode. */
+  readonly marketClock: MarketClock;
+  /** The embedded simulator (paper mode without paper.exchangeUrl). */
+  readonly paper: PaperExchange | undefined;
+  /** The venue's WebSocket API, or a simulator's twin. */
+  readonly streamUrl: string;
+  /** Halts trading through `control` while the exchange's clock is too far off: now, and after each refused nonce (re-measured). */
+  guardClock(control: TradingStateControl): Promise<void>;
 }
 
-/** The HTTP client with every attempt observed (requests, latency, 429s) and the limiter's waits timed. */
-export function createExchangeClient(config: FrozenConfig, w: ExchangeWiring): HttpExchangeClient {
-  const ex = config.exchange;
-  const limiter = new MeteredLimiter(w.limiter, (limit, seconds) => w.metrics.limiterWait.observe({ limit }, seconds));
-  return new HttpExchangeClient({
-    baseUrl: w.baseUrl,
-    ...(ex.euBaseUrl === undefined || config.mode === 'paper' ? {} : { euBaseUrl: ex.euBaseUrl }),
-    primaryRegion: config.mode === 'paper' ? 'global' : ex.primaryRegion,
-    credentials: w.credentials,
-    nonceSource: w.nonces,
-    limiter,
-    clock: w.clock,
-    timeoutMs: ex.timeoutMs,
-    maxResponseBytes: ex.maxResponseBytes,
-    nonceWindow: ex.nonceWindow,
-    dialect: ex.dialect,
-    retry: ex.retry,
-    onRequest: requestObserver(w.metrics, w.log),
-    ...(w.resyncClock === undefined ? {} : { resyncClock: w.resyncClock }),
+/**
+ * The exchange the daemon trades with: the venue, a running sim-exchange (paper.exchangeUrl) or the
+ * embedded simulator; its HTTP client with every attempt observed (requests, latency, 429s) and the
+ * limiter's waits timed; then the clock offset (nonces follow the exchange's clock, within +-60 s)
+ * and the stored nonce's sanity.
+ */
+export async function openVenue(ctx: DaemonContext, opened: OpenedState): Promise<Venue> {
+  const { config: c, log, metrics: m } = ctx;
+  const { nonces, limiter, keys } = opened.state;
+  const remoteSim = c.mode === 'paper' ? c.paper?.exchangeUrl : undefined;
+  let credentials: { apiKey: string; apiSecret: string } | undefined;
+  if (c.mode === 'live' || remoteSim !== undefined) {
+    const creds = loadCredentials(ctx.env, { required: true })!;
+    credentials = { apiKey: creds.apiKey, apiSecret: creds.apiSecret.reveal() };
+  }
+  let baseUrl = c.exchange.baseUrl;
+  let streamUrl = c.exchange.websocket.url;
+  let marketClock: MarketClock = new SystemClock();
+  let paper: PaperExchange | undefined;
+  if (remoteSim !== undefined) {
+    // A running sim-exchange: it keeps orders and balances across our restarts; its clock is read from it.
+    const clock = await RemoteSimClock.connect(remoteSim, ctx.wallClock);
+    ctx.closers.push({ name: 'simulator clock', close: async () => clock.stop() });
+    baseUrl = remoteSim;
+    streamUrl = simStreamUrl(remoteSim);
+    marketClock = clock;
+    log.info({ url: baseUrl, speed: clock.speed, marketTime: new Date(clock.nowMs()).toISOString() }, 'paper mode: running simulated exchange (market clock read from it)');
+  } else if (c.mode === 'paper') {
+    const embedded = await startPaperExchange(c, ctx.baseDir);
+    paper = embedded;
+    ctx.closers.push({ name: 'paper exchange', close: () => embedded.sim.close() });
+    credentials = embedded.credentials;
+    baseUrl = embedded.sim.url;
+    // Paper mode trades with the simulator's WebSocket twin (exchange.streams decides which streams).
+    streamUrl = embedded.sim.wsUrl;
+    marketClock = embedded.sim.clock;
+    log.info({ url: baseUrl, speed: c.paper?.speed, markets: c.paper?.markets?.map((x) => x.market) }, 'paper mode: embedded simulated exchange started (market clock frozen until warm-up is done)');
+  }
+  // A paper run on another market timeline than the state under its namespace starts clean (or says what it carries over), before anything reads it.
+  await preparePaperNamespace({ config: c, redis: opened.redis, keys, marketClock, log });
+  // Plain http: is allowed only on loopback, i.e. a simulator: its WebSocket twin, never the venue's host.
+  if (new URL(baseUrl).protocol === 'http:') streamUrl = simStreamUrl(baseUrl);
+  const ex = c.exchange;
+  // A refused nonce re-measures the clock before its one retry; a clock found too far off halts trading.
+  let onNonceRefused: () => Promise<void> = async () => undefined;
+  const exchange = new HttpExchangeClient({
+    baseUrl, credentials: credentials!, nonceSource: nonces, clock: ctx.wallClock,
+    ...(ex.euBaseUrl === undefined || c.mode === 'paper' ? {} : { euBaseUrl: ex.euBaseUrl }),
+    primaryRegion: c.mode === 'paper' ? 'global' : ex.primaryRegion,
+    limiter: new MeteredLimiter(limiter, (limit, seconds) => m.limiterWait.observe({ limit }, seconds)),
+    timeoutMs: ex.timeoutMs, maxResponseBytes: ex.maxResponseBytes, nonceWindow: ex.nonceWindow, dialect: ex.dialect, retry: ex.retry,
+    onRequest: requestObserver(m, componentLogger(log, 'exchange')),
+    resyncClock: () => onNonceRefused(),
   });
+  const clockInput = { exchange, wallClock: ctx.wallClock, nonces, metrics: m, log };
+  const sync = await measureExchangeClock(clockInput);
+  await repairPoisonedNonce(nonces, credentials!.apiKey, log);
+  return {
+    ...opened, exchange, marketClock, paper, streamUrl,
+    guardClock: async (control) => {
+      const haltOnClock = async (s: ClockSync): Promise<void> => {
+        if (s.status !== 'too_far') return;
+        await control.set('halted', `exchange clock ${Math.round(s.offsetMs / 1000)} s off the local clock (limit ${s.maxOffsetMs / 1000} s): check NTP`, ctx.wallClock.nowMs());
+      };
+      await haltOnClock(sync);
+      onNonceRefused = async () => haltOnClock(await measureExchangeClock(clockInput));
+    },
+  };
+}
+
+/** The WebSocket twin of a running `tradebot sim-exchange`: same host and port, path /ws. */
+function simStreamUrl(httpUrl: string): string {
+  const u = new URL(httpUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = '/ws';
+  return u.toString();
 }
 
 /**

@@ -1,56 +1,63 @@
-import type Redis from 'ioredis';
-import type { Clock, MarketClock } from '../core/clock';
-import type { FrozenConfig } from '../config/load';
+import type { MarketClock } from '../core/clock';
 import { intervalSeconds } from '../domain/candle';
-import type { ExchangeClient } from '../exchange/exchange-client';
+import { runDriftInGuests } from '../drift/drift-in-guests';
+import { driftSpecOf } from '../drift/drift-spec';
+import { PeriodicDriftCheck, type PeriodicDriftCheckOptions } from '../drift/periodic-drift-check';
 import { KillSwitchRefresher, type KillSwitchHealth } from '../execution/guards/kill-switch-refresher';
+import type { OwnStrategy } from '../execution/reconciliation/own-orders';
 import { LIMIT_IDS } from '../limiter/limits';
-import type { RateLimiter } from '../limiter/rate-limiter';
-import { componentLogger, type Logger } from '../log/logger';
+import { componentLogger } from '../log/logger';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
 import { checkRedisHealth } from '../store/redis';
-import type { CandleFlow } from '../strategy/candle-flow';
-import { CronJobScheduler, createJobScheduler, type JobDefinition, type JobEvents, type JobScheduler } from '../jobs/scheduler';
+import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from '../jobs/scheduler';
+import type { Clock } from '../core/clock';
+import type { DaemonContext } from './daemon-context';
+import type { Venue } from './exchange-wiring';
+import { guestIsolationOf } from './guest-isolation';
+import type { StrategyRuntime } from './strategy-runtime-wiring';
+import type { ConfiguredStrategies } from './strategy-wiring';
+import { startMarketStreams, usesMarketStream, type AccountStream, type MarketStreams } from './stream-wiring';
 import type { Trading } from './trading-wiring';
 
-export interface JobsInput {
-  readonly config: FrozenConfig;
-  readonly trading: Trading;
-  readonly flow: CandleFlow;
-  readonly exchange: ExchangeClient;
-  readonly limiter: RateLimiter;
-  readonly redis: Redis | undefined;
-  readonly marketClock: MarketClock;
-  readonly wallClock: Clock;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  readonly onRedisUp: (up: boolean) => void;
-  /** Starts one drift check (a child process); run every drift.intervalMinutes of market time when set. */
-  readonly driftCheck?: (() => void) | undefined;
-  /** More wall-clock jobs (the strategy versions' control). */
-  readonly wallJobs?: readonly JobDefinition[] | undefined;
-  /** With a healthy account stream, false on the passes the periodic reconciliation skips (docs/streams.md). */
-  readonly reconcileNow?: () => boolean;
-}
-
 /**
- * The daemon's timers, started here and returned for shutdown:
- * - market time: candle polls (aligned to closes), balances;
- * - wall time: reconciliation, leases, the operator's trading state, Redis health, limiter tokens.
+ * The start's last step, once the strategies are warm: the market clock let run (paper), the market
+ * streams (their candle rollovers trigger each kline fetch at the close; the scheduled poll stays as
+ * the fallback), then the daemon's timers, registered for shutdown:
+ * - market time: candle polls (aligned to closes), balances, the drift check;
+ * - wall time: reconciliation, leases, the operator's trading state, the strategy versions' control,
+ *   Redis health, limiter tokens.
+ * Returns the market streams when exchange.streams uses them.
  */
-export function startJobs(i: JobsInput): JobScheduler[] {
-  const c = i.config;
-  const m = i.metrics;
-  const { exec, balances, collateral, book, tradingControl } = i.trading;
-  const schedLog = componentLogger(i.log, 'scheduler');
-  const events = jobEvents(m, i.wallClock);
-  const market = observed(createJobScheduler({ clock: i.marketClock, log: schedLog, events }), m, i.marketClock.speed, i.wallClock);
-  const wall = observed(new CronJobScheduler({ log: schedLog, events }), m, 1, i.wallClock);
-  for (const job of i.flow.jobs()) market.add(job);
+export function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: ConfiguredStrategies, trading: Trading, runtime: StrategyRuntime, accountStream: AccountStream | undefined): MarketStreams | undefined {
+  const { config: c, metrics: m, wallClock } = ctx;
+  const { marketClock, redis, state } = venue;
+  const { flow } = runtime;
+  venue.paper?.run();
+  let marketStreams: MarketStreams | undefined;
+  if (usesMarketStream(c)) {
+    const streams = startMarketStreams({
+      config: c, url: venue.streamUrl, exchange: venue.exchange, metrics: m, log: ctx.log, subscriptions: flow.subscriptions(), marketClock,
+      onClosed: (mk, iv, openTime) => { void flow.closed(mk, iv, openTime); },
+    });
+    ctx.closers.push({ name: 'market streams', close: async () => streams.stop() });
+    marketStreams = streams;
+  }
+  const driftCheck = periodicDriftCheck(ctx, marketClock, (from, to, stop) => runDriftInGuests(
+    driftSpecOf(c, ctx.baseDir, from, to),
+    { log: state.deployment, journal: state.orders },
+    { strategies: loaded.strategies, isolation: guestIsolationOf(c), lowPriority: true, signal: stop },
+  ));
+  const { exec, balances, collateral, book, tradingControl } = trading;
+  const schedLog = componentLogger(ctx.log, 'scheduler');
+  const events = jobEvents(m, wallClock);
+  const market = observed(createJobScheduler({ clock: marketClock, log: schedLog, events }), m, marketClock.speed, wallClock);
+  const wall = observed(new CronJobScheduler({ log: schedLog, events }), m, 1, wallClock);
+  for (const job of flow.jobs()) market.add(job);
   market.add({ name: 'balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await balances.poll(); } });
   market.add({ name: 'collateral-balances', schedule: { kind: 'every', everyMs: c.polling.balanceIntervalSeconds * 1000 }, run: async () => { await collateral.poll(); } });
   wall.add({ name: 'reconcile', schedule: { kind: 'every', everyMs: c.reconcile.intervalSeconds * 1000 }, run: async () => {
-    if (i.reconcileNow?.() === false) return;
+    // With a healthy account stream, the periodic reconciliation skips passes (docs/streams.md).
+    if (accountStream !== undefined && !accountStream.reconcileNow()) return;
     await exec.reconciler.runOnce();
     await book.refresh();
   } });
@@ -58,63 +65,68 @@ export function startJobs(i: JobsInput): JobScheduler[] {
   // minute (the wall scheduler is cron), so two missed renewals still keep it.
   wall.add({ name: 'leases', schedule: { kind: 'every', everyMs: renewalPeriodMs(exec.leases.ttlMs) }, run: () => exec.leases.tick() });
   wall.add({ name: 'trading-state', schedule: { kind: 'every', everyMs: 1000 }, run: () => tradingControl.sync() });
-  for (const job of i.wallJobs ?? []) wall.add(job);
-  const redis = i.redis;
+  wall.add(runtime.controlJob);
   if (redis !== undefined) {
-    wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { i.onRedisUp((await checkRedisHealth(redis)).ok); } });
+    wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { ctx.onRedisUp((await checkRedisHealth(redis)).ok); } });
   }
   // Read on a timer, not per request: with the Redis bucket each read is a round trip.
   wall.add({
     name: 'limiter-tokens', schedule: { kind: 'every', everyMs: 5000 },
-    run: async () => { for (const limit of LIMIT_IDS) m.limiterAvailableTokens.set({ limit }, await i.limiter.available(limit)); },
+    run: async () => { for (const limit of LIMIT_IDS) m.limiterAvailableTokens.set({ limit }, await state.limiter.available(limit)); },
   });
-  const driftCheck = i.driftCheck;
-  if (driftCheck !== undefined) market.add({ name: 'drift-check', schedule: { kind: 'every', everyMs: c.drift.intervalMinutes * 60_000 }, run: async () => driftCheck() });
+  if (driftCheck !== undefined) market.add({ name: 'drift-check', schedule: { kind: 'every', everyMs: c.drift.intervalMinutes * 60_000 }, run: async () => driftCheck.tick() });
   market.start();
   wall.start();
-  return [market, wall];
+  ctx.schedulers.push(market, wall);
+  return marketStreams;
 }
 
-export interface KillSwitchInput {
-  readonly config: FrozenConfig;
-  readonly exchange: ExchangeClient;
-  /** Markets to arm when killSwitch.markets is empty: every market an enabled strategy trades. */
-  readonly markets: readonly string[];
-  readonly marketClock: MarketClock;
-  readonly wallClock: Clock;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  /** Why the kill-switch must not be refreshed now (undefined: healthy). */
-  readonly health: KillSwitchHealth;
+/** The drift check every drift.intervalMinutes, when configured and possible (it reads the deployment's records). */
+function periodicDriftCheck(ctx: DaemonContext, marketClock: MarketClock, run: PeriodicDriftCheckOptions['run']): PeriodicDriftCheck | undefined {
+  const c = ctx.config;
+  if (c.drift.intervalMinutes === 0) return undefined;
+  if (!c.drift.record) {
+    ctx.log.warn({ record: c.drift.record }, 'drift.intervalMinutes is set but the drift check needs drift.record: no periodic check');
+    return undefined;
+  }
+  const check = new PeriodicDriftCheck({
+    run, marketClock, wallClock: ctx.wallClock,
+    windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: ctx.metrics, log: componentLogger(ctx.log, 'drift-check'),
+  });
+  ctx.closers.push({ name: 'drift check', close: async () => check.stop() });
+  return check;
 }
 
 /**
  * The kill-switch refresh on its own scheduler (market time), started right after the first
  * reconciliation rather than after the warm-up: a restarted daemon re-arms the exchange's timers
- * within seconds, long before they run out. Undefined when the kill-switch is not enabled.
+ * within seconds, long before they run out. Armed on killSwitch.markets, else on every market an
+ * enabled strategy trades; nothing when the kill-switch is not enabled. `health` says why it must
+ * not be refreshed now (undefined: healthy).
  */
-export function startKillSwitch(i: KillSwitchInput): JobScheduler | undefined {
-  const ks = i.config.killSwitch;
-  if (!ks.enabled) return undefined;
-  const m = i.metrics;
-  const log = componentLogger(i.log, 'kill-switch');
+export function startKillSwitch(ctx: DaemonContext, venue: Venue, strategies: readonly OwnStrategy[], health: KillSwitchHealth): void {
+  const ks = ctx.config.killSwitch;
+  if (!ks.enabled) return;
+  const { metrics: m, wallClock } = ctx;
+  const { marketClock } = venue;
+  const log = componentLogger(ctx.log, 'kill-switch');
   const killSwitch = new KillSwitchRefresher({
-    exchange: i.exchange, markets: ks.markets.length > 0 ? ks.markets : [...new Set(i.markets)],
-    timeoutSeconds: ks.timeoutSeconds, clock: i.marketClock, log, health: i.health,
+    exchange: venue.exchange, markets: ks.markets.length > 0 ? ks.markets : [...new Set(strategies.flatMap((s) => s.markets))],
+    timeoutSeconds: ks.timeoutSeconds, clock: marketClock, log, health,
     // Wall-clock stamps and a timeout in wall seconds: Prometheus compares them with time(), and a
     // paper run's market clock is years in the past.
-    onRefresh: (mk, _marketNowMs, timeout) => recordKillSwitchRefresh(m, mk, i.wallClock.nowMs(), timeout / i.marketClock.speed),
+    onRefresh: (mk, _marketNowMs, timeout) => recordKillSwitchRefresh(m, mk, wallClock.nowMs(), timeout / marketClock.speed),
     onSkip: (mk) => m.killSwitchArmed.set({ market: mk }, 0),
   });
   for (const mk of killSwitch.markets) {
-    m.killSwitchTimeout.set({ market: mk }, ks.timeoutSeconds / i.marketClock.speed);
+    m.killSwitchTimeout.set({ market: mk }, ks.timeoutSeconds / marketClock.speed);
     m.killSwitchArmed.set({ market: mk }, 0);
   }
-  const scheduler = observed(createJobScheduler({ clock: i.marketClock, log: componentLogger(i.log, 'scheduler'), events: jobEvents(m, i.wallClock) }), m, i.marketClock.speed, i.wallClock);
+  const scheduler = observed(createJobScheduler({ clock: marketClock, log: componentLogger(ctx.log, 'scheduler'), events: jobEvents(m, wallClock) }), m, marketClock.speed, wallClock);
   scheduler.add({ name: 'kill-switch', schedule: { kind: 'every', everyMs: ks.refreshSeconds * 1000 }, run: async () => { await killSwitch.refresh(); } });
   scheduler.start();
   void killSwitch.refresh();
-  return scheduler;
+  ctx.schedulers.push(scheduler);
 }
 
 /** Each task's last success (wall clock) and failures. */

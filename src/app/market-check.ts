@@ -3,7 +3,9 @@ import { SystemClock } from '../core/clock';
 import { ConfigError } from '../domain/errors';
 import { HttpExchangeClient } from '../exchange/http/client';
 import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
+import type { MarketCatalog } from '../execution/kernel/market-catalog';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
+import type { Logger } from '../log/logger';
 
 /** A strategy and the markets it trades (config overrides applied). */
 export interface StrategyMarkets {
@@ -57,15 +59,43 @@ export function unlistedMarketsError(check: MarketCheck, source: string, offered
   return new ConfigError(`strategies.enabled: ${unlistedLines(check, source, offered).join('; ')}`, { path: 'strategies.enabled', markets });
 }
 
+/**
+ * The daemon's check, once the catalog is read: every strategy market must be listed (else exit 78
+ * naming it, before any trading); one listed with trading disabled is the venue's passing state:
+ * logged, its intents denied.
+ */
+export async function requireListedMarkets(config: FrozenConfig, catalog: MarketCatalog, strategies: readonly StrategyMarkets[], log: Logger): Promise<void> {
+  await catalog.refresh();
+  const listed = [...new Set(strategies.flatMap((s) => s.markets))].flatMap((mk) => {
+    const info = catalog.cached(mk);
+    return info === undefined ? [] : [{ name: info.name, tradesEnabled: info.tradesEnabled }];
+  });
+  const check = checkStrategyMarkets(strategies, listed);
+  const unlisted = unlistedMarketsError(check, venueSource(config, config.exchange.baseUrl), embeddedMarkets(config));
+  if (unlisted !== undefined) throw unlisted;
+  for (const n of check.notTrading) log.error({ strategy: n.strategy, markets: n.markets }, 'market listed with trading disabled at the exchange: its intents will be denied');
+}
+
+/** The markets of the embedded simulator (`paper.markets`); undefined for any other venue. */
+function embeddedMarkets(config: FrozenConfig): string[] | undefined {
+  return config.mode === 'paper' && config.paper?.exchangeUrl === undefined ? (config.paper?.markets ?? []).map((m) => m.market) : undefined;
+}
+
+/** How messages name the venue: `paper.markets` for the embedded simulator, else its URL (`liveUrl` in live mode). */
+function venueSource(config: FrozenConfig, liveUrl: string): string {
+  if (config.mode === 'live') return `the venue at ${liveUrl}`;
+  const remote = config.paper?.exchangeUrl;
+  return remote === undefined ? 'paper.markets' : `the simulated exchange at ${remote}`;
+}
+
 /** The venue's market list as the daemon would see it: `paper.markets` for the embedded simulator, else the public markets endpoint. */
 export async function venueMarkets(config: FrozenConfig, timeoutMs = 5000): Promise<VenueMarkets> {
-  if (config.mode === 'paper' && config.paper?.exchangeUrl === undefined) {
-    return { kind: 'listed', source: 'paper.markets', markets: (config.paper?.markets ?? []).map((m) => ({ name: m.market, tradesEnabled: true })) };
-  }
-  const remote = config.mode === 'paper' ? config.paper?.exchangeUrl : undefined;
   const ex = config.exchange;
-  const baseUrl = remote ?? (ex.primaryRegion === 'eu' && ex.euBaseUrl !== undefined ? ex.euBaseUrl : ex.baseUrl);
-  const source = remote === undefined ? `the venue at ${baseUrl}` : `the simulated exchange at ${baseUrl}`;
+  const liveUrl = ex.primaryRegion === 'eu' && ex.euBaseUrl !== undefined ? ex.euBaseUrl : ex.baseUrl;
+  const source = venueSource(config, liveUrl);
+  const embedded = embeddedMarkets(config);
+  if (embedded !== undefined) return { kind: 'listed', source, markets: embedded.map((name) => ({ name, tradesEnabled: true })) };
+  const baseUrl = (config.mode === 'paper' ? config.paper?.exchangeUrl : undefined) ?? liveUrl;
   const clock = new SystemClock();
   // A public endpoint: no credentials; one short attempt, so an unreachable venue costs seconds, not a retry ladder.
   const client = new HttpExchangeClient({

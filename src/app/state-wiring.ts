@@ -2,15 +2,34 @@ import * as path from 'node:path';
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
-import { componentLogger, type Logger } from '../log/logger';
-import type { StoreKeys } from '../store/keys';
+import { componentLogger } from '../log/logger';
+import { recordStore } from '../metrics/registry';
 import { connectRedis, createRedis } from '../store/redis';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
-import { memoryAdapters, redisAdapters, type StateAdapters } from './stores';
-import { strategyStateDir } from './strategy-versions-wiring';
+import { accountKeys } from './account-store';
+import type { DaemonContext } from './daemon-context';
+import { strategyStateDir } from './strategy-wiring';
+import type { NonceSource } from '../exchange/nonce/nonce-source';
+import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
+import { LIMITS, type LimitTable } from '../limiter/limits';
+import type { RateLimiter } from '../limiter/rate-limiter';
+import { RedisTokenBucket } from '../limiter/redis-token-bucket';
+import { InMemoryTradingStateStore, RedisTradingStateStore, type TradingStateStore } from '../trading-state/trading-state-store';
+import type { StoreKeys } from '../store/keys';
+import type { LeaseStore } from '../store/lease-store-port';
+import { RedisLeaseStore } from '../store/lease-store';
+import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
+import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
+import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
+import type { OrderStore } from '../store/order-store-port';
+import { RedisOrderStore } from '../store/order-store';
+import type { DeploymentLog, DeploymentLogLimits } from '../store/deployment-log-port';
+import { RedisDeploymentLog } from '../store/deployment-log';
+import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
+import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 
 export interface OpenedState {
-  readonly adapters: StateAdapters;
+  readonly state: StateAdapters;
   /** The connection behind the adapters; undefined for the in-process store. */
   readonly redis: Redis | undefined;
 }
@@ -24,24 +43,27 @@ export function tradingStateDir(config: FrozenConfig, baseDir: string): string {
 }
 
 /**
- * The daemon's state: Redis when `redis.url` is configured (required live), otherwise the
+ * The daemon's state, under the account keys every CLI command derives too (account-store.ts: paper
+ * keys never meet live ones): Redis when `redis.url` is configured (required live), otherwise the
  * in-process adapters, with a warning that nothing survives the process, except the trading state,
- * kept in a file (tradingStateDir) so the operator can pause and resume through it. `onRedisUp`
- * hears every connection error (false) and the successful connect (true).
+ * kept in a file (tradingStateDir) so the operator can pause and resume through it.
  */
-export async function openState(config: FrozenConfig, keys: StoreKeys, clocks: { wall: Clock; market: Clock }, log: Logger, onRedisUp: (up: boolean) => void, baseDir: string = process.cwd()): Promise<OpenedState> {
-  const clock = clocks.wall;
+export async function openState(ctx: DaemonContext): Promise<OpenedState> {
+  const { config, log } = ctx;
+  const keys = accountKeys(config, ctx.env);
+  const clock = ctx.wallClock;
   const util = config.exchange.limitUtilisation;
   const recordLimits = { retentionSec: config.drift.retentionDays * 86_400, maxEntries: config.drift.maxEntries };
   if (config.redis.url === undefined) {
-    const dir = tradingStateDir(config, baseDir);
+    const dir = tradingStateDir(config, ctx.baseDir);
     log.warn({ tradingStateDir: dir }, 'no Redis configured (TRADEBOT_REDIS_URL): order journal, leases and nonces live in process memory; state is NOT durable and is lost when the process stops (the trading state is kept in a file)');
-    return { adapters: { ...memoryAdapters(keys, clock, util, recordLimits, clocks.market), tradingState: new FileTradingStateStore(dir) }, redis: undefined };
+    recordStore(ctx.metrics, 'memory', keys.account);
+    return { state: { ...memoryAdapters(keys, clock, util, recordLimits, ctx.marketNow), tradingState: new FileTradingStateStore(dir) }, redis: undefined };
   }
   const redisLog = componentLogger(log, 'redis');
   const redis = createRedis(config.redis.url, {
     lazyConnect: true, connectionName: 'tradebot-daemon',
-    onError: (err) => { onRedisUp(false); redisLog.warn({ err: err.message }, 'Redis connection error'); },
+    onError: (err) => { ctx.onRedisUp(false); redisLog.warn({ err: err.message }, 'Redis connection error'); },
   });
   try {
     await connectRedis(redis, 5000);
@@ -49,7 +71,58 @@ export async function openState(config: FrozenConfig, keys: StoreKeys, clocks: {
     redis.disconnect();
     throw err;
   }
-  onRedisUp(true);
+  ctx.onRedisUp(true);
   redisLog.info({ prefix: keys.prefix, account: keys.account }, 'Redis connected');
-  return { adapters: redisAdapters(redis, keys, clock, util, recordLimits, clocks.market), redis };
+  recordStore(ctx.metrics, 'redis', keys.account);
+  ctx.closers.push({ name: 'redis', close: () => redis.quit().catch(() => redis.disconnect()) });
+  return { state: redisAdapters(redis, keys, clock, util, recordLimits, ctx.marketNow), redis };
+}
+
+/** Every piece of state the daemon keeps outside the exchange: one adapter set, Redis or in-process. */
+export interface StateAdapters {
+  readonly durable: boolean;
+  readonly keys: StoreKeys;
+  readonly orders: OrderStore;
+  readonly leases: LeaseStore;
+  readonly nonces: NonceSource;
+  readonly limiter: RateLimiter;
+  readonly tradingState: TradingStateStore;
+  /** What the daemon acted on, for the drift check. */
+  readonly deployment: DeploymentLog;
+}
+
+/** Limits scaled by `exchange.limitUtilisation` for the in-process bucket (the Redis one has its own margin). */
+function scaledLimits(utilisation: number): LimitTable {
+  const out: Record<string, { capacity: number; windowMs: number }> = {};
+  for (const [id, spec] of Object.entries(LIMITS)) out[id] = { capacity: Math.max(1, Math.floor(spec.capacity * utilisation)), windowMs: spec.windowMs };
+  return out as unknown as LimitTable;
+}
+
+/** Redis adapters: the journal, leases, nonces and the token bucket are shared by every replica of the account. */
+export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock): StateAdapters {
+  return {
+    durable: true,
+    keys,
+    orders: new RedisOrderStore({ redis, keys, clock, marketClock }),
+    leases: new RedisLeaseStore(redis, keys),
+    nonces: new RedisNonceSource({ redis, prefix: keys.prefix, clock }),
+    limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),
+    tradingState: new RedisTradingStateStore(redis, keys),
+    deployment: new RedisDeploymentLog(redis, keys, recordLimits),
+  };
+}
+
+/** In-process adapters (paper mode without Redis): same contracts, nothing survives the process. */
+export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock): StateAdapters {
+  const leases = new InMemoryLeaseStore(clock);
+  return {
+    durable: false,
+    keys,
+    orders: new InMemoryOrderStore(leases, clock, marketClock),
+    leases,
+    nonces: new InMemoryNonceSource({ clock }),
+    limiter: new InMemoryRateLimiter({ limits: scaledLimits(limitUtilisation), clock }),
+    tradingState: new InMemoryTradingStateStore(),
+    deployment: new InMemoryDeploymentLog(recordLimits),
+  };
 }

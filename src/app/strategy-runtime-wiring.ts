@@ -1,95 +1,95 @@
-import type { Clock } from '../core/clock';
-import type { FrozenConfig } from '../config/load';
-import type { ExchangeClient } from '../exchange/exchange-client';
+import { intervalSeconds, type Interval } from '../domain/candle';
+import type { MarketName } from '../domain/market';
+import { DeploymentRecorder } from '../drift/deployment-recorder';
+import { settleBeforeCandle, type AccountStreamView } from '../execution/kernel/candle-settlement';
+import { executorSink } from '../execution/orders/intent-sink';
+import type { JobDefinition } from '../jobs/scheduler';
 import { componentLogger, type Logger } from '../log/logger';
 import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
+import { CandleFlow } from '../strategy/candle-flow';
 import { GuestHost, type GuestHostEvents } from '../strategy/guest/guest-host';
-import { VersionedHost, type StrategyVersion, type VersionedHostEvents, type VersionRole } from '../strategy/versions/versioned-host';
-import { CandleFlow, type IntentSink } from '../strategy/candle-flow';
-import { settleBeforeCandle, type AccountStreamView } from '../execution/kernel/candle-settlement';
-import type { Interval } from '../domain/candle';
-import type { MarketName } from '../domain/market';
-import type { Trading } from './trading-wiring';
+import { VersionedHost, type VersionRole } from '../strategy/versions/versioned-host';
+import type { DaemonContext } from './daemon-context';
+import type { Venue } from './exchange-wiring';
 import { guestIsolationOf } from './guest-isolation';
 import { roleTaggedLogger } from './role-tagged-logger';
-import type { DeploymentRecorder } from '../drift/deployment-recorder';
+import { prepareVersions, statusPublisher, versionEvents, wireVersionControl, type WiredControl } from './strategy-versions-wiring';
+import { warmupSeconds, type ConfiguredStrategies } from './strategy-wiring';
+import type { Trading } from './trading-wiring';
 
-export interface StrategyRuntimeInput {
-  readonly config: FrozenConfig;
-  /** The live version of each strategy (its metadata, the directory its guest loads it from, its config). */
-  readonly versions: readonly StrategyVersion[];
-  /** Role changes and shadow comparisons (metrics, status, auto-promotion). */
-  readonly versionEvents?: VersionedHostEvents | undefined;
-  /** A live strategy was paused after failures or resumed: the version status (`tradebot status` reads it) is written again. */
-  readonly onPauseChange?: (() => void) | undefined;
-  /** Runs before each closed candle goes to the strategies (replicas: apply a version promoted elsewhere). */
-  readonly beforeCandle?: (() => Promise<void>) | undefined;
-  readonly exchange: ExchangeClient;
-  readonly trading: Trading;
-  readonly sink: IntentSink;
-  /** The exchange's time (market clock in paper mode). */
-  readonly marketClock: Clock;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  /** Records what the strategies got (the drift check); absent when `drift.record` is off. */
-  readonly recorder?: DeploymentRecorder | undefined;
-  /** The WebSocket streams, when configured (stream-wiring.ts). */
-  readonly streams?: {
-    readonly account: AccountStreamView | undefined;
-    marketTriggers(market: MarketName, interval: Interval): boolean;
-  };
+/** What the started strategies hand the schedulers. */
+export interface StrategyRuntime {
+  /** Closed candles to the strategies: its jobs poll the klines, the market streams trigger them. */
+  readonly flow: CandleFlow;
+  /** The job answering `tradebot reload|promote|rollback` (wall clock) and publishing the version status. */
+  readonly controlJob: JobDefinition;
 }
 
 /**
  * The strategies as guests (GuestHost: a worker thread each, no daemon environment, a heap limit, a
- * deadline that terminates the thread; failures counted, paused, restarted and re-warmed) fed by the
- * candle flow (closed candles only, warm-up, staleness guard), with their events observed by metrics
- * and logs. Start the host (`host.start()`) before the warm-up; close it at shutdown.
+ * deadline that terminates the thread; failures counted, paused, restarted and re-warmed), each as
+ * versions (live, and a shadow after a reload: VersionedHost), fed by the candle flow (closed candles
+ * only, warm-up, staleness guard), with their events observed by metrics and logs; started and warmed
+ * up, what they get recorded for the drift check (drift.record).
  */
-export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: VersionedHost; readonly flow: CandleFlow } {
-  const c = i.config;
-  const m = i.metrics;
-  const { balances, book, exec, positions, feedback } = i.trading;
-  const strategies = i.versions.map((v) => v.strategy);
+export async function startStrategyRuntime(
+  ctx: DaemonContext, venue: Venue, loaded: ConfiguredStrategies, trading: Trading, signal: AbortSignal,
+  streams: { readonly account: AccountStreamView | undefined; marketTriggers(market: MarketName, interval: Interval): boolean },
+): Promise<StrategyRuntime> {
+  const { config: c, metrics: m, log } = ctx;
+  const { marketClock, redis } = venue;
+  const { balances, book, exec, positions, feedback } = trading;
+  const recorder = c.drift.record ? new DeploymentRecorder({
+    log: venue.state.deployment, marketClock, wallClock: ctx.wallClock, logger: componentLogger(log, 'drift-record'),
+    balances: () => balances.latest()?.balances, collateral: () => trading.collateral.latest()?.balances, heartbeatMs: c.drift.heartbeatSeconds * 1000,
+  }) : undefined;
+  if (recorder !== undefined) {
+    await recorder.start();
+    ctx.closers.push({ name: 'drift record', close: () => recorder.stop() });
+  }
+  const prepared = await prepareVersions(ctx, loaded, venue);
+  const strategies = prepared.live.map((v) => v.strategy);
   for (const s of strategies) initStrategySeries(m, s.name, s.markets);
-  const host = new VersionedHost({
-    live: i.versions,
+  let wired: WiredControl | undefined;
+  const publish = statusPublisher(() => host, prepared.store, ctx.wallClock, log);
+  const host: VersionedHost = new VersionedHost({
+    live: prepared.live,
     takeEvents: (strategy, market) => feedback.feedback.take(strategy, market),
-    events: i.versionEvents,
+    events: versionEvents(m, (name, clean) => wired?.control.shadowClean(name, clean), publish, recorder === undefined ? undefined : (name, v) => recorder.onLiveVersion(name, v)),
     // One guest host per version: its guests load that version's sources with that version's config.
-    hostFor: (v, ctx) => new GuestHost({
-      strategies: [v.strategy], dir: v.dir, configFor: () => v.config, heapMb: c.strategies.guestHeapMb, isolation: guestIsolationOf(c), clock: i.marketClock,
+    hostFor: (v, hostCtx) => new GuestHost({
+      strategies: [v.strategy], dir: v.dir, configFor: () => v.config, heapMb: c.strategies.guestHeapMb, isolation: guestIsolationOf(c), clock: marketClock,
       logLinesPerSecond: c.strategies.guestLogLinesPerSecond,
-      logger: roleTaggedLogger(componentLogger(i.log, 'strategy', { version: v.strategy.version }), ctx.role),
+      logger: roleTaggedLogger(componentLogger(log, 'strategy', { version: v.strategy.version }), hostCtx.role),
       timeBudgetMs: c.strategies.timeBudgetMs, maxConsecutiveFailures: c.strategies.maxConsecutiveFailures,
       view: {
         balances: () => balances.latest()?.balances ?? {},
         openOrders: (strategy, market) => book.of(strategy, market),
         marketInfo: (market) => exec.catalog.cached(market),
         position: (strategy, market, close) => feedback.feedback.position(strategy, market, close),
-        events: (strategy, market) => ctx.events(strategy, market),
+        events: (strategy, market) => hostCtx.events(strategy, market),
       },
-      events: guestEvents(m, i.log, ctx.role, i.onPauseChange),
+      events: guestEvents(m, log, hostCtx.role, publish),
     }),
   });
   const flow = new CandleFlow({
-    host, client: i.exchange, clock: i.marketClock, log: componentLogger(i.log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
-    sink: i.sink,
-    beforeStrategies: beforeStrategies(i.beforeCandle, settleBeforeCandle({
+    host, client: venue.exchange, clock: marketClock, log: componentLogger(log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
+    sink: executorSink(exec.executor, book, m, ctx.wallClock, trading.execLog, feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r)),
+    beforeStrategies: beforeStrategies(redis === undefined ? undefined : () => wired?.control.sync() ?? Promise.resolve(), settleBeforeCandle({
       reconciler: exec.reconciler, book, feedback,
-      pollBalances: async () => { await Promise.all([balances.poll(), i.trading.collateral.poll()]); },
-      stream: i.streams?.account,
-    }), componentLogger(i.log, 'strategy-versions')),
-    ...(i.streams === undefined ? {} : { streamTriggers: (mk: MarketName, iv: Interval) => i.streams?.marketTriggers(mk, iv) === true }),
+      pollBalances: async () => { await Promise.all([balances.poll(), trading.collateral.poll()]); },
+      stream: streams.account,
+    }), componentLogger(log, 'strategy-versions')),
+    streamTriggers: (mk, iv) => streams.marketTriggers(mk, iv),
     warmupFor: (market, interval) => Math.max(1, ...strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
       onCandle: (market, interval, closeTime, close) => {
         recordCandleClose(m, market, interval, closeTime);
         positions.price(market, close);
       },
-      onDelivered: (e) => i.recorder?.onCandle(e),
+      onDelivered: (e) => recorder?.onCandle(e),
       onStaleIntents: (intents) => {
-        i.recorder?.onStale(intents);
+        recorder?.onStale(intents);
         for (const x of intents) {
           m.intents.inc({ strategy: x.strategy, result: 'denied', rule: 'stale_candle' });
           feedback.feedback.denied(x.strategy, x.intent.market, 'stale_candle', 'computed on a candle older than one interval');
@@ -97,7 +97,17 @@ export function wireStrategyRuntime(i: StrategyRuntimeInput): { readonly host: V
       },
     },
   });
-  return { host, flow };
+  wired = wireVersionControl(ctx, prepared, host, trading, redis !== undefined);
+  ctx.closers.push({ name: 'strategy threads', close: () => host.close() });
+  await host.start();
+  venue.paper?.skipWarmup(warmupSeconds(loaded.strategies, intervalSeconds));
+  await balances.poll().catch((err: unknown) => log.warn({ err }, 'first balance poll failed'));
+  // OCO margin: an unfunded collateral account shows here, and OCOs are then denied before sending.
+  await trading.collateral.poll().catch((err: unknown) => log.warn({ err }, 'first collateral balance poll failed'));
+  await flow.warmUp(signal);
+  log.info({ strategies: prepared.live.map((v) => ({ name: v.strategy.name, markets: v.strategy.markets, interval: v.strategy.interval, version: v.strategy.version })) }, 'strategies running');
+  await wired.startShadows();
+  return { flow, controlJob: wired.job };
 }
 
 /** A guest's events observed by role: a shadow's failures have their own counters and never pause the live version. */

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import { loadConfig, type FrozenConfig } from '../config/load';
-import type { Logger } from '../log/logger';
+import { componentLogger, type Logger } from '../log/logger';
 import type { JobDefinition } from '../jobs/scheduler';
 import type { Metrics } from '../metrics/registry';
 import type { StoreKeys } from '../store/keys';
@@ -16,16 +16,10 @@ import type { OpenOnMarkets } from '../strategy-control/dropped-markets';
 import { VERSION_ACTIONS, VersionControl, type Described, type DescribedVersion } from '../strategy-control/version-control';
 import type { OpenOrderBook } from '../execution/kernel/open-order-book';
 import type { Portfolio } from '../portfolio/portfolio';
-import { describeStrategiesIn, strategyConfigs, type ConfiguredStrategies } from './strategy-wiring';
-
-export interface VersionsInput {
-  readonly config: FrozenConfig;
-  readonly baseDir: string;
-  readonly loaded: ConfiguredStrategies<DescribedStrategy>;
-  readonly redis: Redis | undefined;
-  readonly keys: StoreKeys;
-  readonly log: Logger;
-}
+import type { DaemonContext } from './daemon-context';
+import type { Venue } from './exchange-wiring';
+import { describeStrategiesIn, strategyConfigs, strategyStateDir, type ConfiguredStrategies } from './strategy-wiring';
+import type { Trading } from './trading-wiring';
 
 export interface PreparedVersions {
   /** The live version of each strategy: the promoted one when one is stored and kept, else the module on disk. */
@@ -45,10 +39,6 @@ export function withVersion(s: DescribedStrategy): DescribedVersion {
   return Object.freeze({ ...s, version: versionOf(s) });
 }
 
-export function strategyStateDir(config: FrozenConfig, baseDir: string): string {
-  return path.resolve(baseDir, config.strategies.stateDir);
-}
-
 /** Where the CLI and the daemon meet: Redis when configured (replicas share it), else files in the state directory. */
 export function controlStore(stateDir: string, redis: Redis | undefined, keys: StoreKeys): StrategyControlStore {
   return redis === undefined ? new FileStrategyControlStore(path.join(stateDir, 'control')) : new RedisStrategyControlStore(redis, keys);
@@ -59,32 +49,33 @@ export function controlStore(stateDir: string, redis: Redis | undefined, keys: S
  * daemon restarted after `tradebot promote` (or killed during one) runs the version stored, read
  * from its kept sources; a module on disk that differs from it runs as a shadow until promoted.
  */
-export async function prepareVersions(i: VersionsInput): Promise<PreparedVersions> {
-  const stateDir = strategyStateDir(i.config, i.baseDir);
-  const store = controlStore(stateDir, i.redis, i.keys);
+export async function prepareVersions(ctx: DaemonContext, loaded: ConfiguredStrategies, venue: Pick<Venue, 'redis' | 'state'>): Promise<PreparedVersions> {
+  const log = ctx.log;
+  const stateDir = strategyStateDir(ctx.config, ctx.baseDir);
+  const store = controlStore(stateDir, venue.redis, venue.state.keys);
   const promoted = await store.readPromoted().catch((err: unknown) => {
-    i.log.error({ err }, 'promoted strategy versions not read: running the modules on disk');
+    log.error({ err }, 'promoted strategy versions not read: running the modules on disk');
     return {};
   });
-  const configs = strategyConfigs(i.config);
+  const configs = strategyConfigs(ctx.config);
   const live: StrategyVersion[] = [];
   const shadowsAtStart: StrategyVersion[] = [];
-  for (const described of i.loaded.strategies) {
+  for (const described of loaded.strategies) {
     const s = withVersion(described);
     const config = configs[s.name] ?? {};
-    const onDisk: StrategyVersion = { strategy: s, dir: keepOrHere(i.loaded.dir, stateDir, s, i.log), config };
+    const onDisk: StrategyVersion = { strategy: s, dir: keepOrHere(loaded.dir, stateDir, s, log), config };
     const want = (promoted as Record<string, { version: string } | undefined>)[s.name]?.version;
     if (want === undefined || want === s.version) {
       live.push(onDisk);
       continue;
     }
-    const kept = isKept(stateDir, s.name, want) ? await describeKept(i.config, keptDir(stateDir, s.name, want), s.name) : undefined;
+    const kept = isKept(stateDir, s.name, want) ? await describeKept(ctx.config, keptDir(stateDir, s.name, want), s.name) : undefined;
     if (kept === undefined) {
-      i.log.error({ strategy: s.name, promoted: want, onDisk: s.version }, 'the promoted version\'s sources are not kept here: running the module on disk');
+      log.error({ strategy: s.name, promoted: want, onDisk: s.version }, 'the promoted version\'s sources are not kept here: running the module on disk');
       live.push(onDisk);
       continue;
     }
-    i.log.warn({ strategy: s.name, promoted: want, onDisk: s.version }, 'running the promoted version; the module on disk differs and starts as a shadow (`tradebot promote` to trade it)');
+    log.warn({ strategy: s.name, promoted: want, onDisk: s.version }, 'running the promoted version; the module on disk differs and starts as a shadow (`tradebot promote` to trade it)');
     live.push({ strategy: kept, dir: keptDir(stateDir, s.name, want), config });
     shadowsAtStart.push(onDisk);
   }
@@ -109,28 +100,10 @@ function keepOrHere(dir: string, stateDir: string, s: DescribedVersion, log: Log
 /** How long a promote/rollback request is handed between replicas before one answers that none can. */
 const HANDOFF_MS = 5000;
 
-export interface ControlInput {
-  readonly config: FrozenConfig;
-  readonly configFile: string | undefined;
-  readonly env: NodeJS.ProcessEnv;
-  readonly baseDir: string;
-  readonly prepared: PreparedVersions;
-  readonly host: VersionedHost;
-  readonly replicated: boolean;
-  readonly wantMarkets: (strategy: string, markets: readonly string[]) => void;
-  /** What each strategy has open per market (openOnMarkets): a version may not abandon it. */
-  readonly openOn: OpenOnMarkets;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  readonly wallClock: Clock;
-}
-
 export interface WiredControl {
   readonly control: VersionControl;
   /** The job answering `tradebot reload|promote|rollback` (wall clock, every second) and publishing the status. */
   readonly job: JobDefinition;
-  /** Before each candle (replicas): a version promoted elsewhere is applied first. */
-  readonly beforeCandle: (() => Promise<void>) | undefined;
   /** Starts the shadows the start-up found (modules on disk that differ from the promoted version). */
   startShadows(): Promise<void>;
 }
@@ -160,26 +133,32 @@ export function versionEvents(m: Metrics, onClean: (strategy: string, clean: num
   };
 }
 
-export function wireVersionControl(i: ControlInput): WiredControl {
+/**
+ * The version controller (`tradebot reload|promote|rollback`): a version may not abandon what its
+ * strategy has open (openOnMarkets); the markets a new version trades are leased.
+ */
+export function wireVersionControl(ctx: DaemonContext, prepared: PreparedVersions, host: VersionedHost, trading: Trading, replicated: boolean): WiredControl {
+  const { metrics, wallClock } = ctx;
+  const log = componentLogger(ctx.log, 'strategy-versions');
   // Zero series from the start, so `increase()` sees the first reload of each strategy.
-  for (const strategy of i.host.strategyNames()) for (const action of VERSION_ACTIONS) i.metrics.strategyVersionChanges.inc({ strategy, action }, 0);
-  const configFile = i.configFile;
-  const store = i.prepared.store;
+  for (const strategy of host.strategyNames()) for (const action of VERSION_ACTIONS) metrics.strategyVersionChanges.inc({ strategy, action }, 0);
+  const configFile = ctx.configFile;
+  const store = prepared.store;
   const control = new VersionControl({
-    host: i.host, store, config: i.config, stateDir: i.prepared.stateDir, log: i.log, clock: i.wallClock,
+    host, store, config: ctx.config, stateDir: prepared.stateDir, log, clock: wallClock,
     readConfig: () => {
       if (configFile === undefined) throw new Error('the daemon was started without a config file: nothing to re-read');
-      return loadConfig(configFile, i.env);
+      return loadConfig(configFile, ctx.env);
     },
-    strategyDir: (config) => path.resolve(i.baseDir, config.strategies.dir),
+    strategyDir: (config) => path.resolve(ctx.baseDir, config.strategies.dir),
     describe: async (config, dir): Promise<Described> => {
       const d = await describeStrategiesIn(config, dir);
       return { strategies: d.strategies.map(withVersion), errors: d.errors };
     },
     configFor: (config, name) => strategyConfigs(config)[name] ?? {},
-    wantMarkets: i.wantMarkets,
-    openOn: i.openOn,
-    onAction: (strategy, action) => i.metrics.strategyVersionChanges.inc({ strategy, action }),
+    wantMarkets: (name, markets) => { for (const mk of markets) trading.exec.leases.want(name, mk); },
+    openOn: openOnMarkets(trading.book, trading.portfolio),
+    onAction: (strategy, action) => metrics.strategyVersionChanges.inc({ strategy, action }),
   });
   return {
     control,
@@ -187,21 +166,20 @@ export function wireVersionControl(i: ControlInput): WiredControl {
       name: 'strategy-control', schedule: { kind: 'every', everyMs: 1000 },
       run: async () => {
         for (const request of await store.takeRequests()) {
-          i.log.info({ request }, 'strategy request received');
+          log.info({ request }, 'strategy request received');
           const { elsewhere, ...reply } = await control.handle(request);
           // Replicas share the request list: a promote/rollback this daemon has nothing for goes
           // back for another replica (the one that reloaded), for a few seconds.
-          if (elsewhere === true && i.replicated && i.wallClock.nowMs() - request.atMs < HANDOFF_MS) await store.putRequest(request);
+          if (elsewhere === true && replicated && wallClock.nowMs() - request.atMs < HANDOFF_MS) await store.putRequest(request);
           else await store.putReply(reply);
         }
       },
     },
-    beforeCandle: i.replicated ? () => control.sync() : undefined,
     startShadows: async () => {
-      for (const v of i.prepared.shadowsAtStart) {
-        const why = await i.host.stage(v);
-        if (why === undefined) i.log.warn({ strategy: v.strategy.name, shadow: v.strategy.version }, 'module on disk started as a shadow of the promoted version');
-        else i.log.error({ strategy: v.strategy.name, version: v.strategy.version, reason: why }, 'module on disk did not start as a shadow');
+      for (const v of prepared.shadowsAtStart) {
+        const why = await host.stage(v);
+        if (why === undefined) log.warn({ strategy: v.strategy.name, shadow: v.strategy.version }, 'module on disk started as a shadow of the promoted version');
+        else log.error({ strategy: v.strategy.name, version: v.strategy.version, reason: why }, 'module on disk did not start as a shadow');
       }
     },
   };
@@ -213,7 +191,7 @@ export function wireVersionControl(i: ControlInput): WiredControl {
  * the portfolio the daemon trades with. Nothing recomputed here. A journal that cannot be read
  * throws: the change is refused rather than judged on a stale view.
  */
-export function openOnMarkets(book: OpenOrderBook, portfolio: Portfolio): OpenOnMarkets {
+function openOnMarkets(book: OpenOrderBook, portfolio: Portfolio): OpenOnMarkets {
   return async (strategy, markets) => {
     await book.refresh();
     return markets.map((market) => ({

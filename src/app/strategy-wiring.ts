@@ -1,10 +1,11 @@
 import * as path from 'node:path';
 import type { FrozenConfig } from '../config/load';
-import type { StrategyLoadError } from '../domain/errors';
+import { ConfigError, type StrategyLoadError } from '../domain/errors';
 import type { StrategyConfig } from '../strategy/prepare-strategy';
 import { describeStrategies, type DescribedStrategy } from '../strategy/guest/describe-strategies';
 import type { GuestStrategy } from '../strategy/guest/guest-host';
-import { guestIsolationOf } from './guest-isolation';
+import type { DaemonContext } from './daemon-context';
+import { guestIsolationMinimum, guestIsolationOf } from './guest-isolation';
 
 export interface ConfiguredStrategies<S extends GuestStrategy = DescribedStrategy> {
   /** Enabled strategies that loaded and validated, with config overrides (markets, interval, params) applied. */
@@ -26,6 +27,28 @@ export async function describeConfiguredStrategies(config: FrozenConfig, baseDir
   return describeStrategiesIn(config, path.resolve(baseDir, config.strategies.dir));
 }
 
+/**
+ * The daemon's strategies, each module loaded and validated in a throwaway guest (metadata back, no
+ * module code in this process): a bad module is reported and the others run, but a config error about
+ * an enabled strategy (strategyConfigErrors), or no strategy at all, refuses the start (exit 78).
+ */
+export async function loadStrategies(ctx: DaemonContext): Promise<ConfiguredStrategies<DescribedStrategy>> {
+  const { config: c, log } = ctx;
+  const isolation = guestIsolationOf(c);
+  ctx.metrics.guestIsolationInfo.set({ level: isolation }, 1);
+  log.info({ isolation, minimum: guestIsolationMinimum(c) }, `strategy guests isolated at level "${isolation}" (docs/security.md)`);
+  const loaded = await describeConfiguredStrategies(c, ctx.baseDir);
+  for (const error of loaded.errors) log.error({ file: error.context['file'], reason: error.context['reason'], err: error }, `strategy not loaded: ${error.message}`);
+  const configErrors = strategyConfigErrors(loaded.errors);
+  if (configErrors.length > 0) {
+    throw new ConfigError(`strategies.enabled: ${configErrors.map((e) => e.message).join('; ')}`, { path: 'strategies.enabled' });
+  }
+  if (loaded.strategies.length === 0) {
+    throw new ConfigError(`no enabled strategy could be loaded from ${loaded.dir}; see the errors above`, { path: 'strategies.enabled' });
+  }
+  return loaded;
+}
+
 /** As describeConfiguredStrategies, from `dir` (a reload reads a copy of the strategy directory, or a kept version). */
 export async function describeStrategiesIn(config: FrozenConfig, dir: string): Promise<ConfiguredStrategies<DescribedStrategy>> {
   const described = await describeStrategies(dir, strategyConfigs(config), { isolation: guestIsolationOf(config), heapMb: config.strategies.guestHeapMb });
@@ -41,6 +64,11 @@ function enabledOnly<S extends GuestStrategy>(config: FrozenConfig, dir: string,
     strategies.push(entry.interval === undefined || entry.interval === loaded.interval ? loaded : Object.freeze({ ...loaded, interval: entry.interval }));
   }
   return { strategies, errors: result.errors, dir };
+}
+
+/** Where the kept strategy sources, the version control files and (without Redis) the trading state live. */
+export function strategyStateDir(config: FrozenConfig, baseDir: string): string {
+  return path.resolve(baseDir, config.strategies.stateDir);
 }
 
 /** Per enabled strategy name: the markets and params the config gives it (what the loader applies). */
@@ -61,7 +89,7 @@ export function strategyConfigs(config: FrozenConfig): Record<string, StrategyCo
  * these (exit 78), because running without the strategy the operator asked for, or with a default
  * instead of the value they typed, is worse than not running.
  */
-export function strategyConfigErrors(errors: readonly StrategyLoadError[]): StrategyLoadError[] {
+function strategyConfigErrors(errors: readonly StrategyLoadError[]): StrategyLoadError[] {
   return errors.filter((e) => e.context['param'] !== undefined || e.context['reason'] === 'unknown' || (e.context['field'] === 'markets' && e.context['strategy'] !== undefined));
 }
 

@@ -1,8 +1,7 @@
-import type { Clock } from '../core/clock';
-import type { FrozenConfig } from '../config/load';
 import { Decimal } from '../domain/decimal';
+import { NotReadyError } from '../domain/errors';
 import type { Balances, MarketName } from '../domain/market';
-import type { CollateralAssetBalance, ExchangeClient } from '../exchange/exchange-client';
+import type { CollateralAssetBalance } from '../exchange/exchange-client';
 import type { OwnStrategy } from '../execution/reconciliation/own-orders';
 import { componentLogger, type Logger } from '../log/logger';
 import { BalancePoller } from '../market-data/balance-poller';
@@ -17,27 +16,11 @@ import { executionEventSink, executionSettings, type Execution } from './executi
 import { MeteredOrderStore } from '../store/metered-order-store';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
-import type { StateAdapters } from './stores';
+import type { DaemonContext } from './daemon-context';
+import type { Venue } from './exchange-wiring';
+import { requireListedMarkets } from './market-check';
+import { startAccountStream, usesAccountStream, type AccountStream } from './stream-wiring';
 import { TradingStateControl } from '../trading-state/trading-state-control';
-
-export interface TradingInput {
-  readonly config: FrozenConfig;
-  readonly exchange: ExchangeClient;
-  readonly state: StateAdapters;
-  /** Every market an enabled strategy trades. */
-  readonly markets: readonly MarketName[];
-  /** The enabled strategies and their markets (whose orders this deployment minted). */
-  readonly strategies: readonly OwnStrategy[];
-  /** The exchange's time (market clock in paper mode): risk's day boundary, balance polls. */
-  readonly marketClock: Clock;
-  /** Real time: in-flight windows, lease TTLs. */
-  readonly wallClock: Clock;
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  /** Last close of a market (the candle flow's), for notional and price-band checks. */
-  readonly lastPrice: (market: MarketName) => Decimal | undefined;
-  readonly onRedisUp: (up: boolean) => void;
-}
 
 /** The trading core: risk in front of the executor, the journal view, balances and the trading state. */
 export interface Trading {
@@ -66,37 +49,41 @@ export interface Trading {
  * The daemon's kernel: the same buildKernelCore as a backtest's TradingKernel (portfolio, risk gate,
  * executor, open-order view, order feedback), over the metered journal, with this replica's leases,
  * the balance pollers, metrics and logs as its observers, and the trading-state control, which it
- * initialises from the store (a paused daemon comes back paused).
+ * initialises from the store (a paused daemon comes back paused). `lastPrice`: a market's last price
+ * (the market stream's, else the candle flow's close), for notional and price-band checks.
  */
-export async function wireTrading(i: TradingInput): Promise<Trading> {
-  const c = i.config;
-  const m = i.metrics;
+export async function wireTrading(
+  ctx: DaemonContext, venue: Pick<Venue, 'exchange' | 'state' | 'marketClock'>, strategies: readonly OwnStrategy[], lastPrice: (market: MarketName) => Decimal | undefined,
+): Promise<Trading> {
+  const { config: c, metrics: m, wallClock } = ctx;
+  const { exchange, state, marketClock } = venue;
+  const markets = [...new Set(strategies.flatMap((s) => s.markets))];
   const balances = new BalancePoller({
-    fetch: () => i.exchange.fetchTradingBalances(), clock: i.marketClock,
-    onUpdate: (snap) => recordBalances(m, snap.balances, i.markets),
+    fetch: () => exchange.fetchTradingBalances(), clock: marketClock,
+    onUpdate: (snap) => recordBalances(m, snap.balances, markets),
   });
-  const collateral = new BalancePoller({ fetch: () => i.exchange.fetchCollateralBalanceSummary(), clock: i.marketClock });
-  const store = new MeteredOrderStore(i.state.orders, {
+  const collateral = new BalancePoller({ fetch: () => exchange.fetchCollateralBalanceSummary(), clock: marketClock });
+  const store = new MeteredOrderStore(state.orders, {
     onTransition: (_record, from, to) => m.orderTransitions.inc({ from, to }),
-    onStoreHealth: i.onRedisUp,
+    onStoreHealth: ctx.onRedisUp,
   });
-  const execLog = componentLogger(i.log, 'executor');
+  const execLog = componentLogger(ctx.log, 'executor');
   // Assigned right below: a halt raised by an execution event needs the control, which needs the risk engine.
   let tradingControl: TradingStateControl | undefined;
   const observers = executionEventSink(m, execLog, {
-    wallClock: i.wallClock,
+    wallClock,
     // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
     // an operator fixed the cause (exchange.dialect, the server or region) and resumed.
     halt: (reason) => {
-      void tradingControl?.set('halted', reason, i.wallClock.nowMs());
+      void tradingControl?.set('halted', reason, wallClock.nowMs());
     },
   });
   const replica = executionSettings({
-    config: c, exchange: i.exchange, leaseStore: i.state.leases, clock: i.wallClock, marketClock: i.marketClock, markets: i.markets, metrics: m,
-    account: i.state.keys.account, strategies: i.strategies,
+    config: c, exchange, leaseStore: state.leases, clock: wallClock, marketClock, markets, metrics: m,
+    account: state.keys.account, strategies,
   });
   const core = buildKernelCore({
-    store, marketClock: i.marketClock, lastPrice: i.lastPrice, observers, execution: replica.settings,
+    store, marketClock, lastPrice, observers, execution: replica.settings,
     risk: { limits: riskLimitsFromConfig(c.risk), initialState: c.risk.initialState, onStateChange: (next) => setTradingState(m, next) },
     tradingBalances: () => balances.latest()?.balances ?? {},
     collateralFree: (cur) => collateralFree(collateral, cur),
@@ -107,7 +94,7 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
     },
   });
   const { portfolio, riskEngine, book, feedback } = core;
-  tradingControl = new TradingStateControl(riskEngine, i.state.tradingState, componentLogger(i.log, 'trading-state'));
+  tradingControl = new TradingStateControl(riskEngine, state.tradingState, componentLogger(ctx.log, 'trading-state'));
   setTradingState(m, riskEngine.tradingState);
   portfolio.onFill((state, _fill, realized) => {
     if (realized.isZero()) return;
@@ -119,6 +106,58 @@ export async function wireTrading(i: TradingInput): Promise<Trading> {
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
   return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events };
+}
+
+/**
+ * Before anything is submitted: the exchange's clock guarded, every strategy market listed, the
+ * leases taken, then the first reconciliation, retried until it succeeds.
+ */
+export async function reconcileBeforeTrading(ctx: DaemonContext, venue: Venue, strategies: readonly OwnStrategy[], trading: Trading, signal: AbortSignal): Promise<void> {
+  const { exec } = trading;
+  await venue.guardClock(trading.tradingControl);
+  await requireListedMarkets(ctx.config, exec.catalog, strategies, ctx.log);
+  for (const s of strategies) for (const mk of s.markets) exec.leases.want(s.name, mk);
+  await exec.leases.tick();
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    try {
+      const summary = await exec.reconciler.runOnce();
+      ctx.log.info({ checked: summary.checked, discrepancies: summary.discrepancies }, 'startup reconciliation done: submitting allowed');
+      return;
+    } catch (err) {
+      ctx.log.error({ err, attempt }, 'startup reconciliation failed; retrying (nothing is submitted until it succeeds)');
+      await new Promise((r) => setTimeout(r, Math.min(10_000, 1000 * attempt)));
+    }
+  }
+  throw new NotReadyError('shutdown requested before the first reconciliation succeeded', {});
+}
+
+/** Journal records read at start-up for the strategies' positions (newest first). */
+const JOURNAL_SEED_LIMIT = 10_000;
+
+/**
+ * Once reconciled: the open-order view, the strategies' positions from the journal's fills (a
+ * restarted daemon does not tell its strategies they are flat), the account stream (fills reach the
+ * journal as pushed), then the intents left pending by an earlier run settled. Returns the stream.
+ */
+export async function openTrading(ctx: DaemonContext, venue: Venue, strategies: readonly OwnStrategy[], trading: Trading): Promise<AccountStream | undefined> {
+  const { config: c, log } = ctx;
+  const { exec, book, execLog, feedback } = trading;
+  await book.refresh();
+  await feedback.idle();
+  await venue.state.orders.listAll(JOURNAL_SEED_LIMIT)
+    .then((records) => feedback.seed(records.filter((r) => r.filledAmount !== '0')))
+    .catch((err: unknown) => log.warn({ err }, 'positions for strategies not read from the journal'));
+  let accountStream: AccountStream | undefined;
+  if (usesAccountStream(c)) {
+    const stream = startAccountStream({
+      config: c, url: venue.streamUrl, exchange: venue.exchange, metrics: ctx.metrics, log, markets: [...new Set(strategies.flatMap((s) => s.markets))],
+      exec, store: trading.store, events: trading.events, onChange: () => { book.refresh().catch(() => undefined); },
+    });
+    ctx.closers.push({ name: 'account stream', close: async () => stream.stop() });
+    accountStream = stream;
+  }
+  await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
+  return accountStream;
 }
 
 const NOTHING = new Decimal(0);

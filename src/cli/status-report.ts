@@ -1,6 +1,7 @@
 import type { FrozenConfig } from '../config/load';
 import { accountKeys, openAccountStore } from '../app/account-store';
-import { controlStore, strategyStateDir } from '../app/strategy-versions-wiring';
+import { controlStore } from '../app/strategy-versions-wiring';
+import { strategyStateDir } from '../app/strategy-wiring';
 import type { StrategyControlStore } from '../strategy-control/control-store';
 import type { VersionStatus } from '../strategy/versions/versioned-host';
 import { RedisTradingStateStore, type TradingStateRecord } from '../trading-state/trading-state-store';

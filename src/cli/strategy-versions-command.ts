@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { accountKeys, openAccountStore } from '../app/account-store';
-import { controlStore, strategyStateDir } from '../app/strategy-versions-wiring';
+import { controlStore } from '../app/strategy-versions-wiring';
+import { strategyStateDir } from '../app/strategy-wiring';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import type { ControlCommand, ControlReply, StrategyControlStore } from '../strategy-control/control-store';

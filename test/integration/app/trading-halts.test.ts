@@ -1,14 +1,13 @@
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
-import { memoryAdapters } from '../../../src/app/stores';
+import { memoryAdapters, type StateAdapters } from '../../../src/app/state-wiring';
 import { wireTrading, type Trading } from '../../../src/app/trading-wiring';
 import { parseConfig } from '../../../src/config/load';
-import { ManualClock, SystemClock, type Clock } from '../../../src/core/clock';
+import { ManualClock, SystemClock, type MarketClock } from '../../../src/core/clock';
 import { HttpExchangeClient } from '../../../src/exchange/http/client';
 import { createLogger } from '../../../src/log/logger';
 import { createMetrics, type Metrics } from '../../../src/metrics/registry';
 import type { SimulatedExchange, SimulatedExchangeOptions } from '../../../src/simulator/start-simulated-exchange';
-import type { StateAdapters } from '../../../src/app/stores';
 import { StoreKeys } from '../../../src/store/keys';
 import { API_KEY, API_SECRET, MARKET, oco, startSim, stopLimit, T0 } from '../execution/harness';
 
@@ -30,7 +29,7 @@ interface Daemon {
   readonly lines: Record<string, unknown>[];
 }
 
-async function daemonAgainst(simOptions: SimulatedExchangeOptions, marketClock: Clock = new SystemClock()): Promise<Daemon> {
+async function daemonAgainst(simOptions: SimulatedExchangeOptions, marketClock: MarketClock = new SystemClock()): Promise<Daemon> {
   sim = await startSim(simOptions);
   const config = parseConfig({
     mode: 'paper', exchange: { dialect: 'venue' }, paper: { markets: [{ market: MARKET, data: 'unused.csv' }], balances: { USDT: '100' } },
@@ -45,10 +44,8 @@ async function daemonAgainst(simOptions: SimulatedExchangeOptions, marketClock: 
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: API_KEY, apiSecret: API_SECRET }, dialect: config.exchange.dialect,
     nonceSource: state.nonces, limiter: state.limiter, clock, timeoutMs: 2000,
   });
-  const trading = await wireTrading({
-    config, exchange, state, markets: [MARKET], strategies: [{ name: 'alpha', markets: [MARKET] }], marketClock, wallClock: clock,
-    metrics, log, lastPrice: () => undefined, onRedisUp: () => undefined,
-  });
+  const ctx = { config, baseDir: '.', env: {}, configFile: undefined, log, metrics, wallClock: clock, marketNow: marketClock, onRedisUp: () => undefined, closers: [], schedulers: [] };
+  const trading = await wireTrading(ctx, { exchange, state, marketClock }, [{ name: 'alpha', markets: [MARKET] }], () => undefined);
   expect(trading.riskEngine.tradingState).toBe('active');
   trading.exec.leases.want('alpha', MARKET);
   await trading.exec.leases.tick();
