@@ -121,10 +121,10 @@ export class TradebotApp {
    * then close connections in reverse start order. Resolves true when everything finished in time.
    */
   async stop(graceMs: number): Promise<boolean> {
-    const { log, schedulers, closers } = this.ctx;
+    const { log, schedulers, closers, wallClock } = this.ctx;
     this.stopping = true;
-    const deadline = Date.now() + graceMs;
-    const left = (): number => Math.max(0, deadline - Date.now());
+    const deadline = wallClock.nowMs() + graceMs;
+    const left = (): number => Math.max(0, deadline - wallClock.nowMs());
     this.execution?.readiness.markStopping();
     const stuck = (await Promise.all(schedulers.map((s) => s.stop(left())))).flatMap((p) => p.pending);
     let clean = stuck.length === 0;
@@ -144,6 +144,6 @@ export class TradebotApp {
         log.warn({ err, closing: closer.name }, 'close failed');
       }
     }
-    return clean && Date.now() <= deadline;
+    return clean && wallClock.nowMs() <= deadline;
   }
 }
