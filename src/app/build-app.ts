@@ -71,7 +71,7 @@ export class TradebotApp {
       account: accountStream, marketTriggers: (mk, iv) => marketStreams?.triggers(mk, iv) === true,
     });
     flow = runtime.flow;
-    marketStreams = startSchedulers(ctx, venue, loaded, trading, runtime, accountStream);
+    marketStreams = await startSchedulers(ctx, venue, loaded, trading, runtime, accountStream);
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
     ctx.log.info({ durable: opened.state.durable, metrics: metricsServer?.url }, 'tradebot started'); // `mode` is on every line
   }

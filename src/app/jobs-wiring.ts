@@ -8,7 +8,9 @@ import type { OwnStrategy } from '../execution/reconciliation/own-orders';
 import { LIMIT_IDS } from '../limiter/limits';
 import { componentLogger } from '../log/logger';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
+import type Redis from 'ioredis';
 import { checkRedisHealth } from '../store/redis';
+import { RedisPrimaryWatch } from '../store/redis-primary-watch';
 import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from '../jobs/scheduler';
 import type { Clock } from '../core/clock';
 import type { DaemonContext } from './daemon-context';
@@ -28,7 +30,7 @@ import type { Trading } from './trading-wiring';
  *   Redis health, limiter tokens.
  * Returns the market streams when exchange.streams uses them.
  */
-export function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: ConfiguredStrategies, trading: Trading, runtime: StrategyRuntime, accountStream: AccountStream | undefined): MarketStreams | undefined {
+export async function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: ConfiguredStrategies, trading: Trading, runtime: StrategyRuntime, accountStream: AccountStream | undefined): Promise<MarketStreams | undefined> {
   const { config: c, metrics: m, wallClock } = ctx;
   const { marketClock, redis, state } = venue;
   const { flow } = runtime;
@@ -68,6 +70,7 @@ export function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: Config
   wall.add(runtime.controlJob);
   if (redis !== undefined) {
     wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { ctx.onRedisUp((await checkRedisHealth(redis)).ok); } });
+    await watchRedisPrimary(ctx, redis, async () => { await exec.reconciler.runOnce(); await book.refresh(); });
   }
   // Read on a timer, not per request: with the Redis bucket each read is a round trip.
   wall.add({
@@ -79,6 +82,26 @@ export function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: Config
   wall.start();
   ctx.schedulers.push(market, wall);
   return marketStreams;
+}
+
+/**
+ * A lost primary and the next one: counted, timed and logged; once one answers, the journal is
+ * reconciled at once (a failover can lose writes the old primary acknowledged: orders at the venue
+ * that the journal forgot are adopted by their client order ids).
+ */
+async function watchRedisPrimary(ctx: DaemonContext, redis: Redis, reconcileNow: () => Promise<void>): Promise<void> {
+  const log = componentLogger(ctx.log, 'redis');
+  const watch = new RedisPrimaryWatch(redis, ctx.wallClock, {
+    onLost: () => log.warn({}, 'Redis primary lost: nothing is sent until a primary answers'),
+    onBack: ({ downMs, address, change }) => {
+      ctx.metrics.redisWithoutPrimary.observe(downMs / 1000);
+      if (change !== 'none') ctx.metrics.redisFailovers.inc({ change });
+      log.warn({ downMs, address, change }, 'Redis primary answers again: reconciling the journal with the venue now');
+      reconcileNow().catch((err: unknown) => log.error({ err }, 'reconciliation after the Redis primary came back failed; the periodic one retries'));
+    },
+  });
+  await watch.start();
+  ctx.closers.push({ name: 'redis primary watch', close: async () => watch.stop() });
 }
 
 /** The drift check every drift.intervalMinutes, when configured and possible (it reads the deployment's records). */

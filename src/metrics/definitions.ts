@@ -74,6 +74,8 @@ export const METRIC_DEFS = {
   reconciliationLastRun: gauge('tradebot_reconciliation_last_success_timestamp_seconds', 'Wall-clock time of the last completed reconciliation.'),
   leaseOwned: gauge('tradebot_lease_owned', '1 while this process holds the lease of a strategy on a market, per account (deployments meet in one Prometheus).', ['account', 'strategy', 'market']),
   redisUp: gauge('tradebot_redis_up', '1 while the last Redis command succeeded, 0 after a failure (only with Redis: see tradebot_store_info).'),
+  redisFailovers: counter('tradebot_redis_failovers_total', 'Times a different Redis primary answered after the connection was lost (change = failover: another address; restart: the same address, another server run).', ['change']),
+  redisWithoutPrimary: histogram('tradebot_redis_without_primary_seconds', 'Time from a lost Redis connection to the next primary answering (nothing is sent meanwhile).', [], REQUEST_BUCKETS),
   storeInfo: gauge('tradebot_store_info', 'Always 1; backend = redis | memory (paper without Redis), account = the store account.', ['backend', 'account']),
   ready: gauge('tradebot_ready', 'Readiness check results at scrape time, 1 = passing (the /readyz checks).', ['check']),
   tradingState: gauge('tradebot_trading_state', 'Trading state, one-hot: 1 for the current state.', ['state']),
@@ -165,6 +167,9 @@ export const RESERVED_LABELS: readonly string[] = [
  * operator configures (markets, strategies) or the code names (risk rules, periodic tasks). Nothing
  * per-order (ids, prices) is ever a label: that would create a series per order.
  */
+/** tradebot_redis_failovers_total's `change` (store/redis-primary-watch.ts). */
+export const REDIS_PRIMARY_CHANGES = ['failover', 'restart'] as const;
+
 export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>> = {
   api_endpoint: Object.keys(ENDPOINTS) as EndpointId[],
   outcome: EXCHANGE_OUTCOMES,
@@ -184,6 +189,7 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   difference: DRIFT_DIFFERENCES,
   cause: DRIFT_CAUSE_LABELS,
   verdict: DRIFT_VERDICTS,
+  change: REDIS_PRIMARY_CHANGES,
   account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
@@ -242,6 +248,8 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   reconciliationLastRun: ['TradebotReconciliationStale'],
   leaseOwned: ['TradebotLeaseUnowned', 'TradebotLeaseSplit'],
   redisUp: ['TradebotRedisDown'],
+  redisFailovers: { none: 'a failover that completes is Redis doing its job; the outage itself alerts through TradebotRedisDown' },
+  redisWithoutPrimary: { none: 'TradebotRedisDown fires while it lasts; the histogram measures the drill (docs/redis.md)' },
   storeInfo: { none: 'describes the deployment; dashboard only' },
   streamConnected: { none: 'a dead stream falls back to REST polling at once (docs/streams.md); dashboard only' },
   streamHealthy: { none: 'a stream off or silent means REST polling, the pre-stream behaviour; dashboard only' },

@@ -4,7 +4,7 @@ import { intervalSeconds, type Interval } from '../domain/candle';
 import { ENDPOINTS } from '../exchange/wire/endpoints';
 import { TRANSITIONS } from '../domain/order-state';
 import {
-  DISCREPANCY_KINDS, METRIC_DEFS, METRIC_PREFIX, RECONCILE_UPDATE_KINDS, TRADING_STATES,
+  DISCREPANCY_KINDS, METRIC_DEFS, METRIC_PREFIX, RECONCILE_UPDATE_KINDS, REDIS_PRIMARY_CHANGES, TRADING_STATES,
   type MetricDef, type MetricKey, type TradingStateLabel,
 } from './definitions';
 
@@ -118,6 +118,7 @@ export function createMetrics(registry: Registry, options: CreateMetricsOptions 
   }
   for (const kind of DISCREPANCY_KINDS) metrics.reconciliationDiscrepancies.inc({ kind }, 0);
   for (const kind of RECONCILE_UPDATE_KINDS) metrics.reconciliationUpdates.inc({ kind }, 0);
+  for (const change of REDIS_PRIMARY_CHANGES) metrics.redisFailovers.inc({ change }, 0);
   for (const [from, events] of Object.entries(TRANSITIONS)) {
     for (const to of new Set(Object.values(events))) metrics.orderTransitions.inc({ from, to }, 0);
   }

@@ -1,4 +1,5 @@
-import { ManualClock } from '../../../src/core/clock';
+import { ManualClock, SystemClock } from '../../../src/core/clock';
+import { RedisPrimaryWatch, type PrimaryBack } from '../../../src/store/redis-primary-watch';
 import { StoreUnavailableError } from '../../../src/domain/errors';
 import { LIMITS } from '../../../src/limiter/limits';
 import { RedisTokenBucket } from '../../../src/limiter/redis-token-bucket';
@@ -81,6 +82,30 @@ describe('Redis restart: fail fast while down, recover by itself', () => {
       await bucket.acquire('orders');
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+describe('RedisPrimaryWatch', () => {
+  test('a restarted server is lost, then back as a restart (same address, another run id), timed', async () => {
+    let server = await startThrowawayRedis();
+    const redis = createRedis(server.url, { lazyConnect: true, maxReconnectDelayMs: 100 });
+    const seen: string[] = [];
+    const backs: PrimaryBack[] = [];
+    const watch = new RedisPrimaryWatch(redis, new SystemClock(), { onLost: () => seen.push('lost'), onBack: (b) => { seen.push('back'); backs.push(b); } });
+    try {
+      await connectRedis(redis);
+      await watch.start();
+      await server.stop();
+      server = await startThrowawayRedis(server.port);
+      await eventually(async () => { if (backs.length === 0) throw new Error('not back yet'); });
+      expect(seen).toEqual(['lost', 'back']);
+      expect(backs[0]).toMatchObject({ change: 'restart', address: `127.0.0.1:${server.port}` });
+      expect(backs[0]!.downMs).toBeGreaterThan(0);
+    } finally {
+      watch.stop();
+      redis.disconnect();
+      await server.stop();
     }
   });
 });
