@@ -50,7 +50,7 @@ export class TradebotApp {
   async start(signal: AbortSignal): Promise<void> {
     const ctx = this.ctx;
     const metricsServer = await this.startObservability();
-    const opened = await openState(ctx);
+    const opened = await openState(ctx, signal);
     this.redis = opened.redis;
     const venue = await openVenue(ctx, opened);
     this.marketClock = venue.marketClock;

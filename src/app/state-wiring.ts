@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
-import { componentLogger } from '../log/logger';
+import { NotReadyError } from '../domain/errors';
+import { componentLogger, type Logger } from '../log/logger';
 import { recordStore } from '../metrics/registry';
 import { connectRedis, createRedis } from '../store/redis';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
@@ -22,7 +23,7 @@ import { InMemoryLeaseStore } from '../store/memory/in-memory-lease-store';
 import { InMemoryNonceSource } from '../exchange/nonce/in-memory-nonce-source';
 import { InMemoryOrderStore } from '../store/memory/in-memory-order-store';
 import type { OrderStore } from '../store/order-store-port';
-import { RedisOrderStore } from '../store/order-store';
+import { RedisOrderStore, type RedisOrderStoreOptions } from '../store/order-store';
 import type { DeploymentLog, DeploymentLogLimits } from '../store/deployment-log-port';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
@@ -48,7 +49,7 @@ export function tradingStateDir(config: FrozenConfig, baseDir: string): string {
  * in-process adapters, with a warning that nothing survives the process, except the trading state,
  * kept in a file (tradingStateDir) so the operator can pause and resume through it.
  */
-export async function openState(ctx: DaemonContext): Promise<OpenedState> {
+export async function openState(ctx: DaemonContext, signal: AbortSignal): Promise<OpenedState> {
   const { config, log } = ctx;
   const keys = accountKeys(config, ctx.env);
   const clock = ctx.wallClock;
@@ -66,7 +67,7 @@ export async function openState(ctx: DaemonContext): Promise<OpenedState> {
     onError: (err) => { ctx.onRedisUp(false); redisLog.warn({ err: err.message }, 'Redis connection error'); },
   });
   try {
-    await connectRedis(redis, 5000);
+    await waitForRedis(redis, config.redis.startupWaitSeconds, ctx, signal);
   } catch (err) {
     redis.disconnect();
     throw err;
@@ -75,8 +76,46 @@ export async function openState(ctx: DaemonContext): Promise<OpenedState> {
   redisLog.info({ prefix: keys.prefix, account: keys.account }, 'Redis connected');
   recordStore(ctx.metrics, 'redis', keys.account);
   ctx.closers.push({ name: 'redis', close: () => redis.quit().catch(() => redis.disconnect()) });
-  return { state: redisAdapters(redis, keys, clock, util, recordLimits, ctx.marketNow), redis };
+  const acks = config.redis.replicaAcks > 0 ? { replicas: config.redis.replicaAcks, timeoutMs: config.redis.replicaAckTimeoutMs } : undefined;
+  if (acks !== undefined) await warnFewReplicas(redis, acks.replicas, redisLog);
+  return { state: redisAdapters(redis, keys, clock, util, recordLimits, ctx.marketNow, acks), redis };
 }
+
+/**
+ * A daemon started while Redis is unreachable stays up and not ready (/readyz says so) and starts when
+ * Redis answers: under Kubernetes repeated start-up exits become CrashLoopBackOff delays, and a running
+ * daemon rides out the same outage. `startupWaitSeconds` bounds the wait; a stop ends it.
+ */
+async function waitForRedis(redis: Redis, boundSeconds: number | undefined, ctx: DaemonContext, signal: AbortSignal): Promise<void> {
+  const started = ctx.wallClock.nowMs();
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  const log = componentLogger(ctx.log, 'redis');
+  for (;;) {
+    try {
+      // Short attempts, so a stop or the bound is heard within a second.
+      await connectRedis(redis, 1000);
+      return;
+    } catch (err) {
+      const now = ctx.wallClock.nowMs();
+      if (signal.aborted) throw new NotReadyError('shutdown requested while waiting for Redis at start-up', {});
+      if (boundSeconds !== undefined && now - started >= boundSeconds * 1000) throw err;
+      if (now - reportedAt < REDIS_WAIT_REPORT_MS) continue;
+      reportedAt = now;
+      log.warn({ waitedSeconds: Math.round((now - started) / 1000), ...(boundSeconds === undefined ? {} : { startupWaitSeconds: boundSeconds }) }, 'Redis not reachable at start-up: waiting, not ready (nothing is traded until it answers)');
+    }
+  }
+}
+
+/** Fewer replicas than redis.replicaAcks asks for refuse every order: said at start, loudly. */
+async function warnFewReplicas(redis: Redis, wanted: number, log: Logger): Promise<void> {
+  const info = await redis.info('replication').catch(() => '');
+  const connected = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
+  if (connected >= wanted) return;
+  log.error({ replicaAcks: wanted, connectedReplicas: connected }, 'redis.replicaAcks asks for more replicas than the primary has connected: every order is refused (rule journal_replication) until enough replicas connect');
+}
+
+/** How often a start-up waiting for Redis says so. */
+const REDIS_WAIT_REPORT_MS = 5000;
 
 /** Every piece of state the daemon keeps outside the exchange: one adapter set, Redis or in-process. */
 export interface StateAdapters {
@@ -99,11 +138,14 @@ function scaledLimits(utilisation: number): LimitTable {
 }
 
 /** Redis adapters: the journal, leases, nonces and the token bucket are shared by every replica of the account. */
-export function redisAdapters(redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock): StateAdapters {
+export function redisAdapters(
+  redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock,
+  replicaAcks?: RedisOrderStoreOptions['replicaAcks'],
+): StateAdapters {
   return {
     durable: true,
     keys,
-    orders: new RedisOrderStore({ redis, keys, clock, marketClock }),
+    orders: new RedisOrderStore({ redis, keys, clock, marketClock, replicaAcks }),
     leases: new RedisLeaseStore(redis, keys),
     nonces: new RedisNonceSource({ redis, prefix: keys.prefix, clock }),
     limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),

@@ -108,6 +108,12 @@ export const configSchema = z.strictObject({
       /** Required in live mode; usually given as TRADEBOT_REDIS_URL. */
       url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
       keyPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('tradebot'),
+      /** Replicas that must confirm an order's journal record (WAIT) before it is sent; 0 = asynchronous replication. */
+      replicaAcks: z.number().int().min(0).max(10).default(0),
+      /** How long an order waits for those confirmations; below the Redis command timeout (2 s). */
+      replicaAckTimeoutMs: z.number().int().min(10).max(1500).default(500),
+      /** A start while Redis is unreachable waits (not ready) this long, then exits 1; unset = until Redis answers or a stop. */
+      startupWaitSeconds: z.number().int().positive().optional(),
     })
     .prefault({}),
   paper: z
