@@ -39,7 +39,9 @@ export function executorSink(executor: Executor, book: OpenOrderNotes, metrics: 
           metrics.intents.inc({ strategy: stamped.strategy, result: 'denied', rule });
           // Strategies are third-party code: they get the rule, not the internal error (it is in the daemon's log).
           feedback?.denied(stamped.strategy, stamped.intent.market, rule, rule === 'not_ready' ? 'the executor is not ready (reconciling or stopping)' : 'the executor failed; see the daemon log');
-          log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
+          // Not ready is a state (reconciling, stopping: a candle that closes during a stop), not a fault.
+          if (rule === 'not_ready') log.warn({ strategy: stamped.strategy, market: stamped.intent.market, reason: (err as Error).message }, 'intent not executed: the executor is not ready');
+          else log.error({ err, strategy: stamped.strategy, market: stamped.intent.market }, 'intent not executed');
         }
       }
       // A full re-read of the live orders costs a Redis round trip plus one read per live order

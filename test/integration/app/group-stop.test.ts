@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { DaemonProcess, paperConfig, requireBuild, writeConfig } from './daemon-process';
+
+/** The daemon and every process below it, as pm2's tree kill and systemd's control group reach them (guests have their own sessions). */
+function processTree(pid: number): number[] {
+  const children = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) for (const [child, parent] of children) if (parent === out[i]) out.push(child as number);
+  return out;
+}
+
+// Issue #32: pm2's tree kill, systemd and a terminal's Ctrl-C signal the whole process group: that is a stop, not a failure.
+beforeAll(requireBuild);
+jest.setTimeout(60_000);
+
+for (const [signal, isolation, reach] of [
+  ['SIGTERM', 'process', 'group'], ['SIGINT', 'thread', 'group'], ['SIGTERM', 'permission', 'tree'], ['SIGINT', 'permission', 'tree'],
+] as const) {
+  test(`${signal} to the whole process ${reach} (guests: ${isolation}): exit 0, no error line, no pause, no restart`, async () => {
+    const cfg = writeConfig(paperConfig({ strategies: { ...(paperConfig()['strategies'] as object), guestIsolation: isolation } }));
+    const daemon = new DaemonProcess(['run', '--config', cfg.file], {}, { ownGroup: true });
+    try {
+      const started = await daemon.waitForLine((l) => l.msg === 'tradebot started', 30_000);
+      if (reach === 'group') daemon.signalGroup(signal);
+      else {
+        // Guests first, the daemon a moment later: the order a control group's kill does not promise.
+        const [root, ...below] = processTree(daemon.pid);
+        for (const pid of below) process.kill(pid, signal);
+        await new Promise((r) => setTimeout(r, 300));
+        process.kill(root as number, signal);
+      }
+      const { code } = await daemon.exit();
+      // The test directory's deliberately broken module is reported at load, before the start.
+      const loud = daemon.lines.slice(daemon.lines.indexOf(started)).filter((l) => l.level === 'error' || l.level === 'fatal' || /paused|restarting|thread ended/.test(l.msg));
+      expect([code, loud]).toEqual([0, []]);
+      expect(daemon.count((l) => l.msg === 'stopped cleanly')).toBe(1);
+    } finally {
+      await daemon.kill();
+      cfg.cleanup();
+    }
+  });
+}
