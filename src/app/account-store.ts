@@ -1,14 +1,15 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../store/redis';
 import { loadCredentials } from '../config/credentials';
 import type { FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import { StoreKeys } from '../store/keys';
-import { connectRedis, createRedis } from '../store/redis';
+import { connectRedis, connectTo } from '../store/redis';
+import { redisTargetOf } from '../config/redis-target';
 import { PAPER_API_KEY } from './paper-exchange';
 
 /** A short-lived Redis connection to one account's keys, for CLI commands (orders, pause, ...). */
 export interface AccountStore {
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   readonly keys: StoreKeys;
   close(): Promise<void>;
 }
@@ -43,12 +44,12 @@ export function storeKeysFor(mode: FrozenConfig['mode'], apiKey: string, keyPref
 
 /** Connects to the configured Redis; ConfigError when the config has none (the state then lives in the daemon's memory). */
 export async function openAccountStore(config: FrozenConfig, env: NodeJS.ProcessEnv, purpose: string): Promise<AccountStore> {
-  const url = config.redis.url;
-  if (url === undefined) {
-    throw new ConfigError(`${purpose} needs Redis (set TRADEBOT_REDIS_URL or redis.url): without it the daemon keeps this state in its own memory`, { path: 'redis.url' });
+  const target = redisTargetOf(config, env);
+  if (target === undefined) {
+    throw new ConfigError(`${purpose} needs Redis (set TRADEBOT_REDIS_URL, TRADEBOT_REDIS_SENTINELS or TRADEBOT_REDIS_CLUSTER_NODES): without it the daemon keeps this state in its own memory`, { path: 'redis.url' });
   }
   const keys = accountKeys(config, env);
-  const redis = createRedis(url, { lazyConnect: true, connectionName: `tradebot-cli` });
+  const redis = connectTo(target, { lazyConnect: true, connectionName: `tradebot-cli` });
   try {
     await connectRedis(redis, 5000);
   } catch (error) {

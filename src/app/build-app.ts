@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type Redis from 'ioredis';
+import { usesRedis } from '../config/redis-target';
+import type { RedisConnection } from '../store/redis';
 import { SystemClock, type MarketClock } from '../core/clock';
 import { NotReadyError } from '../domain/errors';
 import { componentLogger } from '../log/logger';
@@ -31,7 +32,7 @@ export class TradebotApp {
   private readonly ctx: DaemonContext;
   private marketClock: MarketClock = new SystemClock();
   private readonly exchangeProbe: ExchangeProbe;
-  private redis: Redis | undefined;
+  private redis: RedisConnection | undefined;
   private redisUp = true;
   private execution: Execution | undefined;
   private stopping = false;
@@ -40,7 +41,7 @@ export class TradebotApp {
     const wallClock = new SystemClock();
     const marketNow = { nowMs: () => this.marketClock.nowMs() };
     const metrics = createMetrics(input.registry, {
-      clock: marketNow, wallClock, redis: input.config.redis.url !== undefined, ...(input.version === undefined ? {} : { version: input.version }),
+      clock: marketNow, wallClock, redis: usesRedis(input.config), ...(input.version === undefined ? {} : { version: input.version }),
     });
     this.exchangeProbe = new ExchangeProbe(wallClock);
     this.ctx = { ...input, log: input.logger, metrics, wallClock, marketNow, onRedisUp: (up) => this.setRedisUp(up), closers: [], schedulers: [] };
@@ -82,7 +83,7 @@ export class TradebotApp {
     const readiness: ReadinessCheck[] = [
       { name: 'reconciled', check: () => this.execution?.readiness.check() ?? { ok: false, reason: 'starting' } },
       { name: 'exchange', check: () => this.exchangeProbe.check() },
-      ...(c.redis.url === undefined ? [] : [{
+      ...(!usesRedis(c) ? [] : [{
         name: 'redis', check: async () => (this.redis !== undefined && (await checkRedisHealth(this.redis)).ok ? { ok: true } : { ok: false, reason: 'TB_ERR_STORE_UNAVAILABLE' }),
       }]),
     ];
@@ -111,7 +112,7 @@ export class TradebotApp {
   }
 
   private setRedisUp(up: boolean): void {
-    if (this.input.config.redis.url === undefined) return;
+    if (!usesRedis(this.input.config)) return;
     this.redisUp = up;
     this.ctx.metrics.redisUp.set(up ? 1 : 0);
   }

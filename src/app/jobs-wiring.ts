@@ -8,7 +8,7 @@ import type { OwnStrategy } from '../execution/reconciliation/own-orders';
 import { LIMIT_IDS } from '../limiter/limits';
 import { componentLogger } from '../log/logger';
 import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import { checkRedisHealth } from '../store/redis';
 import { RedisPrimaryWatch } from '../store/redis-primary-watch';
 import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from '../jobs/scheduler';
@@ -70,7 +70,8 @@ export async function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: 
   wall.add(runtime.controlJob);
   if (redis !== undefined) {
     wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { ctx.onRedisUp((await checkRedisHealth(redis)).ok); } });
-    await watchRedisPrimary(ctx, redis, async () => { await exec.reconciler.runOnce(); await book.refresh(); });
+    // A Cluster's shards fail over inside ioredis: one primary to follow exists only without it.
+    if (redis instanceof Redis) await watchRedisPrimary(ctx, redis, async () => { await exec.reconciler.runOnce(); await book.refresh(); });
   }
   // Read on a timer, not per request: with the Redis bucket each read is a round trip.
   wall.add({

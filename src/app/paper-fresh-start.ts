@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../store/redis';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { isDeadLocalOwner } from '../execution/guards/dead-owner';
@@ -57,7 +57,7 @@ export function decidePaperStart(mode: FrozenConfig['mode'], venue: PaperVenue, 
 export interface PaperFreshStartInput {
   readonly config: FrozenConfig;
   /** undefined: the in-process store, which holds nothing of an earlier run. */
-  readonly redis: Redis | undefined;
+  readonly redis: RedisConnection | undefined;
   readonly keys: StoreKeys;
   /** The venue's market clock (read for a standalone simulator only). */
   readonly marketClock: Clock;

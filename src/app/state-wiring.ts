@@ -1,11 +1,11 @@
 import * as path from 'node:path';
-import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
 import { NotReadyError } from '../domain/errors';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordStore } from '../metrics/registry';
-import { connectRedis, createRedis } from '../store/redis';
+import { connectRedis, connectTo, type RedisConnection } from '../store/redis';
+import { redisTargetOf } from '../config/redis-target';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
 import { accountKeys } from './account-store';
 import type { DaemonContext } from './daemon-context';
@@ -32,7 +32,7 @@ import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 export interface OpenedState {
   readonly state: StateAdapters;
   /** The connection behind the adapters; undefined for the in-process store. */
-  readonly redis: Redis | undefined;
+  readonly redis: RedisConnection | undefined;
 }
 
 /**
@@ -45,7 +45,7 @@ export function tradingStateDir(config: FrozenConfig, baseDir: string): string {
 
 /**
  * The daemon's state, under the account keys every CLI command derives too (account-store.ts: paper
- * keys never meet live ones): Redis when `redis.url` is configured (required live), otherwise the
+ * keys never meet live ones): Redis when it is configured (a URL, sentinels or cluster nodes; required live), otherwise the
  * in-process adapters, with a warning that nothing survives the process, except the trading state,
  * kept in a file (tradingStateDir) so the operator can pause and resume through it.
  */
@@ -55,14 +55,15 @@ export async function openState(ctx: DaemonContext, signal: AbortSignal): Promis
   const clock = ctx.wallClock;
   const util = config.exchange.limitUtilisation;
   const recordLimits = { retentionSec: config.drift.retentionDays * 86_400, maxEntries: config.drift.maxEntries };
-  if (config.redis.url === undefined) {
+  const target = redisTargetOf(config, ctx.env);
+  if (target === undefined) {
     const dir = tradingStateDir(config, ctx.baseDir);
     log.warn({ tradingStateDir: dir }, 'no Redis configured (TRADEBOT_REDIS_URL): order journal, leases and nonces live in process memory; state is NOT durable and is lost when the process stops (the trading state is kept in a file)');
     recordStore(ctx.metrics, 'memory', keys.account);
     return { state: { ...memoryAdapters(keys, clock, util, recordLimits, ctx.marketNow), tradingState: new FileTradingStateStore(dir) }, redis: undefined };
   }
   const redisLog = componentLogger(log, 'redis');
-  const redis = createRedis(config.redis.url, {
+  const redis = connectTo(target, {
     lazyConnect: true, connectionName: 'tradebot-daemon',
     onError: (err) => { ctx.onRedisUp(false); redisLog.warn({ err: err.message }, 'Redis connection error'); },
   });
@@ -86,7 +87,7 @@ export async function openState(ctx: DaemonContext, signal: AbortSignal): Promis
  * Redis answers: under Kubernetes repeated start-up exits become CrashLoopBackOff delays, and a running
  * daemon rides out the same outage. `startupWaitSeconds` bounds the wait; a stop ends it.
  */
-async function waitForRedis(redis: Redis, boundSeconds: number | undefined, ctx: DaemonContext, signal: AbortSignal): Promise<void> {
+async function waitForRedis(redis: RedisConnection, boundSeconds: number | undefined, ctx: DaemonContext, signal: AbortSignal): Promise<void> {
   const started = ctx.wallClock.nowMs();
   let reportedAt = Number.NEGATIVE_INFINITY;
   const log = componentLogger(ctx.log, 'redis');
@@ -107,7 +108,7 @@ async function waitForRedis(redis: Redis, boundSeconds: number | undefined, ctx:
 }
 
 /** Fewer replicas than redis.replicaAcks asks for refuse every order: said at start, loudly. */
-async function warnFewReplicas(redis: Redis, wanted: number, log: Logger): Promise<void> {
+async function warnFewReplicas(redis: RedisConnection, wanted: number, log: Logger): Promise<void> {
   const info = await redis.info('replication').catch(() => '');
   const connected = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
   if (connected >= wanted) return;
@@ -139,7 +140,7 @@ function scaledLimits(utilisation: number): LimitTable {
 
 /** Redis adapters: the journal, leases, nonces and the token bucket are shared by every replica of the account. */
 export function redisAdapters(
-  redis: Redis, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock,
+  redis: RedisConnection, keys: StoreKeys, clock: Clock, limitUtilisation: number, recordLimits?: DeploymentLogLimits, marketClock: Clock = clock,
   replicaAcks?: RedisOrderStoreOptions['replicaAcks'],
 ): StateAdapters {
   return {

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../store/redis';
 import type { Clock } from '../core/clock';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { componentLogger, type Logger } from '../log/logger';
@@ -40,7 +40,7 @@ export function withVersion(s: DescribedStrategy): DescribedVersion {
 }
 
 /** Where the CLI and the daemon meet: Redis when configured (replicas share it), else files in the state directory. */
-export function controlStore(stateDir: string, redis: Redis | undefined, keys: StoreKeys): StrategyControlStore {
+export function controlStore(stateDir: string, redis: RedisConnection | undefined, keys: StoreKeys): StrategyControlStore {
   return redis === undefined ? new FileStrategyControlStore(path.join(stateDir, 'control')) : new RedisStrategyControlStore(redis, keys);
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { usesRedis } from '../config/redis-target';
 import { guestIsolationMinimum, guestIsolationOf } from '../app/guest-isolation';
 import { EXIT_CONFIG } from '../app/lifecycle';
 import { checkStrategyMarkets, unlistedLines, venueMarkets, type VenueMarkets } from '../app/market-check';
@@ -81,7 +82,7 @@ function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<t
     lines.push(`  exchange: ${c.exchange.baseUrl}${c.exchange.euBaseUrl ? ` (+ ${c.exchange.euBaseUrl})` : ''}, primary ${c.exchange.primaryRegion}`);
   }
   // The URL may hold a password: only say whether Redis is configured.
-  lines.push(`  redis: ${c.redis.url === undefined ? 'not configured (in-process state, not durable)' : 'configured'}, key prefix ${c.redis.keyPrefix}`);
+  lines.push(`  redis: ${!usesRedis(c) ? 'not configured (in-process state, not durable)' : c.redis.sentinels !== undefined ? `through sentinels (master ${c.redis.sentinelName})` : c.redis.clusterNodes !== undefined ? 'a cluster' : 'configured'}, key prefix ${c.redis.keyPrefix}`);
   // Already resolved (and checked against the minimum) when the strategies were described; the default minimum as src/app/guest-isolation.ts.
   lines.push(`  strategy guests: ${guestIsolationOf(c)} (minimum ${guestIsolationMinimum(c)})`);
   for (const s of strategies) {

@@ -1,4 +1,6 @@
+import { primariesOf, type RedisConnection } from '../store/redis';
 import type { FrozenConfig } from '../config/load';
+import { usesRedis } from '../config/redis-target';
 import { accountKeys, openAccountStore } from '../app/account-store';
 import { controlStore } from '../app/strategy-versions-wiring';
 import { strategyStateDir } from '../app/strategy-wiring';
@@ -124,7 +126,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
   let openOrders: StatusReport['openOrders'] = [];
   let note: string | undefined;
   let versions: readonly VersionStatus[] = [];
-  if (config.redis.url === undefined) {
+  if (!usesRedis(config)) {
     versions = await readVersions(controlStore(strategyStateDir(config, process.cwd()), undefined, accountKeys(config, env)));
     note = 'no Redis configured: the journal and leases live in the daemon\'s memory (shown from its metrics)';
     leases = of(samples, 'tradebot_lease_owned').filter((s) => s.value === 1).map((s) => ({ strategy: s.labels['strategy'] ?? '', market: s.labels['market'] ?? '' }));
@@ -193,16 +195,19 @@ async function readVersions(store: StrategyControlStore): Promise<readonly Versi
 }
 
 /** Every (strategy, market) this account ever leased (its fence counter never expires) and who holds it now. */
-async function readLeases(redis: import('ioredis').default, keys: StoreKeys): Promise<StatusReport['leases']> {
+async function readLeases(redis: RedisConnection, keys: StoreKeys): Promise<StatusReport['leases']> {
   const fence = keys.fence('x', 'y');
   const prefix = fence.slice(0, fence.length - StoreKeys.scopeId('x', 'y').length);
   const scopes: { strategy: string; market: string }[] = [];
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
-    cursor = next;
-    for (const key of found) scopes.push(StoreKeys.parseScopeId(key.slice(prefix.length)));
-  } while (cursor !== '0');
+  // A Cluster scans per node: the account's keys share one slot, on one primary.
+  for (const node of primariesOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
+      cursor = next;
+      for (const key of found) scopes.push(StoreKeys.parseScopeId(key.slice(prefix.length)));
+    } while (cursor !== '0');
+  }
   const store = new RedisLeaseStore(redis, keys);
   const out: { strategy: string; market: string; owner?: string; token?: number; remainingMs?: number }[] = [];
   for (const s of scopes.sort((a, b) => `${a.strategy}|${a.market}`.localeCompare(`${b.strategy}|${b.market}`))) {

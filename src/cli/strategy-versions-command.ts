@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { usesRedis } from '../config/redis-target';
 import type { Command } from 'commander';
 import { accountKeys, openAccountStore } from '../app/account-store';
 import { controlStore } from '../app/strategy-versions-wiring';
@@ -60,7 +61,7 @@ async function run(job: () => Promise<{ ok: boolean; text: string }>): Promise<v
 async function withStore<T>(opts: Options, job: (store: StrategyControlStore) => Promise<T>): Promise<T> {
   const env = process.env;
   const config: FrozenConfig = loadConfig(opts.config ?? defaultConfigFile(env), env);
-  if (config.redis.url === undefined) return job(controlStore(strategyStateDir(config, process.cwd()), undefined, accountKeys(config, env)));
+  if (!usesRedis(config)) return job(controlStore(strategyStateDir(config, process.cwd()), undefined, accountKeys(config, env)));
   const opened = await openAccountStore(config, env, 'tradebot reload|promote|rollback|strategy-resume|shadow');
   try {
     return await job(controlStore('', opened.redis, opened.keys));

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { usesRedis } from '../config/redis-target';
 import { openAccountStore } from '../app/account-store';
 import { tradingStateDir } from '../app/state-wiring';
 import { loadConfig, type FrozenConfig } from '../config/load';
@@ -91,7 +92,7 @@ function signalPause(state: TradingState, pidText: string): TradingStateOutcome 
 
 /** The trading-state store a daemon with this config uses: its Redis, or the file in its state directory. */
 export async function withTradingStateStore<T>(config: FrozenConfig, env: NodeJS.ProcessEnv, cwd: string, job: (store: TradingStateStore, where: string) => Promise<T>): Promise<T> {
-  if (config.redis.url === undefined) {
+  if (!usesRedis(config)) {
     const dir = tradingStateDir(config, cwd);
     return job(new FileTradingStateStore(dir), `file ${dir}/trading-state.json`);
   }

@@ -7,6 +7,7 @@ import { configSchema, type Config } from './schema';
 import { liveLimitsError } from './live-limits';
 import { paperSourceError } from './paper-source';
 import { orderRegionError } from './region-check';
+import { redisWhereError, usesRedis } from './redis-target';
 
 /** Keys that would put a secret into a config file. Secrets come only from the environment or files. */
 const SECRET_KEY = /^(api[_-]?key|api[_-]?secret|secret|password|token|private[_-]?key)$/i;
@@ -16,6 +17,10 @@ const ENV_ALIASES: Readonly<Record<string, readonly string[]>> = {
   TRADEBOT_MODE: ['mode'],
   TRADEBOT_REDIS_URL: ['redis', 'url'],
   TRADEBOT_REDIS_PREFIX: ['redis', 'keyPrefix'],
+  TRADEBOT_REDIS_SENTINELS: ['redis', 'sentinels'],
+  TRADEBOT_REDIS_SENTINEL_NAME: ['redis', 'sentinelName'],
+  TRADEBOT_REDIS_CLUSTER_NODES: ['redis', 'clusterNodes'],
+  TRADEBOT_REDIS_TLS: ['redis', 'tls'],
   TRADEBOT_BASE_URL: ['exchange', 'baseUrl'],
   TRADEBOT_EU_BASE_URL: ['exchange', 'euBaseUrl'],
   TRADEBOT_LOG_LEVEL: ['log', 'level'],
@@ -65,8 +70,10 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
   const result = configSchema.safeParse(merged);
   if (!result.success) throw configErrorFromZod(result.error, file);
   const config = result.data;
-  if (config.mode === 'live' && !config.redis.url) {
-    throw new ConfigError(`${file}: redis.url: live mode needs Redis (set TRADEBOT_REDIS_URL); order state must survive restarts`, {
+  const redisError = redisWhereError(config.redis, file);
+  if (redisError !== undefined) throw redisError;
+  if (config.mode === 'live' && !usesRedis(config)) {
+    throw new ConfigError(`${file}: redis.url: live mode needs Redis (set TRADEBOT_REDIS_URL, or TRADEBOT_REDIS_SENTINELS with TRADEBOT_REDIS_SENTINEL_NAME, or TRADEBOT_REDIS_CLUSTER_NODES); order state must survive restarts`, {
       file,
       path: 'redis.url',
     });

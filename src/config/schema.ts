@@ -45,6 +45,12 @@ export const riskSection = z
     feeMargin: decimalString.default(RISK_DEFAULTS.feeMargin),
   });
 
+/** `host:port,host:port` (an environment variable) or a YAML list of `host:port`. */
+const hostPortList = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v),
+  z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:port')).min(1, 'at least one host:port'),
+);
+
 export const configSchema = z.strictObject({
   mode: z.enum(['paper', 'live']),
   exchange: z
@@ -107,6 +113,14 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** Required in live mode; usually given as TRADEBOT_REDIS_URL. */
       url: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+      /** Sentinels that know the primary (usually TRADEBOT_REDIS_SENTINELS=host:port,host:port): instead of `url`. */
+      sentinels: hostPortList.optional(),
+      /** The master group name the sentinels monitor (TRADEBOT_REDIS_SENTINEL_NAME); required with `sentinels`. */
+      sentinelName: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (at most 64)').optional(),
+      /** Redis Cluster seed nodes (TRADEBOT_REDIS_CLUSTER_NODES=host:port,...): instead of `url`. */
+      clusterNodes: hostPortList.optional(),
+      /** TLS to Redis (and to the sentinels) with `sentinels` or `clusterNodes`; a `url` says it with rediss://. */
+      tls: z.boolean().default(false),
       keyPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('tradebot'),
       /** Replicas that must confirm an order's journal record (WAIT) before it is sent; 0 = asynchronous replication. */
       replicaAcks: z.number().int().min(0).max(10).default(0),

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../store/redis';
 import type { StoreKeys } from '../store/keys';
 import { storeError } from '../store/redis';
 import { storeScripts, type StoreScripts } from '../store/scripts';
@@ -18,7 +18,7 @@ export interface GrantEvent {
 }
 
 export interface RedisTokenBucketOptions {
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   /** Key builder of the account or IP scope the limits apply to (the exchange counts per IP). */
   readonly keys: StoreKeys;
   readonly limits?: LimitTable;

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis';
 import type { Interval } from '../domain/candle';
 import {
   DEFAULT_DEPLOYMENT_LOG_LIMITS, candleLine, runFromFields, runsOverlapping, runMarkFields,
@@ -17,7 +17,7 @@ export class RedisDeploymentLog implements DeploymentLog {
   private readonly scripts: StoreScripts;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: StoreKeys,
     private readonly limits: DeploymentLogLimits = DEFAULT_DEPLOYMENT_LOG_LIMITS,
   ) {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis';
 import type { MarketName } from '../domain/market';
 import type { StoreKeys } from './keys';
 import { checkLease, type Lease, type LeaseHolder, type LeaseStore } from './lease-store-port';
@@ -16,7 +16,7 @@ export class RedisLeaseStore implements LeaseStore {
   private readonly scripts: StoreScripts;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly keys: StoreKeys,
   ) {
     this.scripts = storeScripts(redis);

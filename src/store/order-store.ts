@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis';
 import { SystemClock, type Clock } from '../core/clock';
 import { InvalidTransitionError, JournalNotReplicatedError, LeaseLostError, StaleStateError } from '../domain/errors';
 import { canTransition, isOrderStatus, LIVE_STATUSES, nextStatus, type OrderEventType, type OrderStatus } from '../domain/order-state';
@@ -21,7 +21,7 @@ import { withStore } from './redis';
 import { errorForLuaCode, LuaErrorCode, pairsToObject, replyCode, storeScripts, type ScriptReply, type StoreScripts } from './scripts';
 
 export interface RedisOrderStoreOptions {
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   /** Key builder of the account (StoreKeys.forApiKey). */
   readonly keys: StoreKeys;
   /** Stamps createdAt/updatedAt/history (injected so tests and backtests control time). */
@@ -50,7 +50,7 @@ export interface RedisOrderStoreOptions {
  * A lost compare-and-set costs one more round trip per retry (the script returns the current status).
  */
 export class RedisOrderStore implements OrderStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly keys: StoreKeys;
   private readonly clock: Clock;
   private readonly marketClock: Clock;

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { StoreUnavailableError, TradebotError } from '../domain/errors';
 
 /**
@@ -38,9 +38,31 @@ export function reconnectDelayMs(times: number, maxDelayMs: number, random: () =
   return Math.round(base + base * 0.2 * random());
 }
 
-export function createRedis(url: string, opts: RedisFactoryOptions = {}): Redis {
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Where the store's Redis is: one URL (standalone, `rediss://` for TLS), the primary of a master group
+ * found through Sentinel (ioredis's own discovery, following its failovers), or a Redis Cluster.
+ * Passwords are given here only at the point of connecting; the target is never logged.
+ */
+export type RedisTarget =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+    readonly kind: 'sentinel'; readonly sentinels: readonly HostPort[]; readonly name: string;
+    readonly password?: string | undefined; readonly sentinelPassword?: string | undefined; readonly tls: boolean;
+  }
+  | { readonly kind: 'cluster'; readonly nodes: readonly HostPort[]; readonly password?: string | undefined; readonly tls: boolean };
+
+/** Any connection the stores use: one Redis (standalone or through Sentinel) or a Cluster. */
+export type RedisConnection = Redis | Cluster;
+
+/** The money-safety options of one connection (the header above), whatever the target. */
+function connectionOptions(opts: RedisFactoryOptions) {
   const maxDelay = opts.maxReconnectDelayMs ?? 2000;
-  const redis = new Redis(url, {
+  return {
     lazyConnect: opts.lazyConnect ?? false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -48,14 +70,59 @@ export function createRedis(url: string, opts: RedisFactoryOptions = {}): Redis 
     commandTimeout: opts.commandTimeoutMs ?? 2000,
     connectTimeout: opts.connectTimeoutMs ?? 2000,
     enableReadyCheck: true,
-    retryStrategy: (times) => reconnectDelayMs(times, maxDelay),
+    retryStrategy: (times: number) => reconnectDelayMs(times, maxDelay),
     // Lua replies are arrays of integers and strings; RESP2 keeps their shapes plain everywhere.
-    protocol: 2,
+    protocol: 2 as const,
     ...(opts.connectionName === undefined ? {} : { connectionName: opts.connectionName }),
+  };
+}
+
+/** Where SCAN must look: each primary of a Cluster (a key lives on one), else the one connection. */
+export function primariesOf(redis: RedisConnection): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+/** A standalone or Sentinel-found Redis: `url` as before, or a target. */
+export function createRedis(where: string | Exclude<RedisTarget, { kind: 'cluster' }>, opts: RedisFactoryOptions = {}): Redis {
+  const base = connectionOptions(opts);
+  const target = typeof where === 'string' ? { kind: 'url' as const, url: where } : where;
+  const redis = target.kind === 'url' ? new Redis(target.url, base) : new Redis({
+    ...base,
+    sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name: target.name,
+    ...(target.password === undefined ? {} : { password: target.password }),
+    ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
+    ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
+    // A +switch-master from any sentinel drops the connection to the old primary at once.
+    failoverDetector: true,
+    sentinelRetryStrategy: (times: number) => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000),
   });
   // Without a listener ioredis prints every reconnect error; the owner decides how to log them.
   redis.on('error', opts.onError ?? (() => undefined));
   return redis;
+}
+
+/** A Redis Cluster with the same money-safety options on every node connection. */
+export function createRedisCluster(target: Extract<RedisTarget, { kind: 'cluster' }>, opts: RedisFactoryOptions = {}): Cluster {
+  const base = connectionOptions(opts);
+  const cluster = new Cluster(target.nodes.map((n) => ({ host: n.host, port: n.port })), {
+    lazyConnect: base.lazyConnect,
+    enableOfflineQueue: false,
+    enableReadyCheck: true,
+    clusterRetryStrategy: (times: number) => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000),
+    redisOptions: {
+      ...base, lazyConnect: false,
+      ...(target.password === undefined ? {} : { password: target.password }),
+      ...(target.tls ? { tls: {} } : {}),
+    },
+  });
+  cluster.on('error', opts.onError ?? (() => undefined));
+  return cluster;
+}
+
+/** The connection a target names: a Cluster for `cluster`, else one Redis. */
+export function connectTo(target: RedisTarget, opts: RedisFactoryOptions = {}): RedisConnection {
+  return target.kind === 'cluster' ? createRedisCluster(target, opts) : createRedis(target, opts);
 }
 
 /**
@@ -63,7 +130,7 @@ export function createRedis(url: string, opts: RedisFactoryOptions = {}): Redis 
  * StoreUnavailableError after `timeoutMs`. Useful at start-up: with no offline queue, commands sent
  * before 'ready' fail.
  */
-export async function connectRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
+export async function connectRedis(redis: RedisConnection, timeoutMs = 5000): Promise<void> {
   if (redis.status === 'ready') return;
   if (redis.status === 'end') throw new StoreUnavailableError('Redis connection was closed for good (quit/disconnect)', { status: redis.status });
   if (redis.status === 'wait') redis.connect().catch(() => undefined);
@@ -99,7 +166,7 @@ export interface RedisHealth {
 }
 
 /** PING with a bound; never throws (for /healthz and readiness probes). */
-export async function checkRedisHealth(redis: Redis, timeoutMs = 1000): Promise<RedisHealth> {
+export async function checkRedisHealth(redis: RedisConnection, timeoutMs = 1000): Promise<RedisHealth> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {

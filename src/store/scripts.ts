@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type Redis from 'ioredis';
+import type { RedisConnection } from './redis';
 import {
   InvalidTransitionError,
   LeaseLostError,
@@ -125,10 +125,10 @@ export interface StoreScripts {
 }
 
 type Dynamic = Record<ScriptName, (...args: Arg[]) => Promise<ScriptReply>>;
-const registered = new WeakMap<Redis, StoreScripts>();
+const registered = new WeakMap<RedisConnection, StoreScripts>();
 
 /** Defines the scripts on `redis` once (idempotent per connection object) and returns typed wrappers. */
-export function storeScripts(redis: Redis): StoreScripts {
+export function storeScripts(redis: RedisConnection): StoreScripts {
   const existing = registered.get(redis);
   if (existing) return existing;
   const src = loadSources();

@@ -1,8 +1,7 @@
-import type Redis from 'ioredis';
+import { primariesOf, withStore, type RedisConnection } from './redis';
 import type { DaemonRun } from './deployment-log-port';
 import { RedisDeploymentLog } from './deployment-log';
 import type { StoreKeys } from './keys';
-import { withStore } from './redis';
 
 /**
  * The key kinds of one account (StoreKeys) that belong to one market timeline: what a run did on the
@@ -49,18 +48,20 @@ const SCAN_COUNT = 500;
  * against the exact base, so another account or another namespace (live `<prefix>:{acct}` next to
  * paper `<prefix>:paper:{acct}`) is never touched.
  */
-async function scanKinds(redis: Redis, keys: StoreKeys, kinds: readonly string[], each: (batch: string[]) => Promise<void>): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, found] = await withStore('scan namespace', () => redis.scan(cursor, 'MATCH', keys.pattern(), 'COUNT', SCAN_COUNT));
-    cursor = next;
-    const batch = found.filter((k) => kinds.includes(kindOfKey(keys, k) ?? ''));
-    if (batch.length > 0) await each(batch);
-  } while (cursor !== '0');
+async function scanKinds(redis: RedisConnection, keys: StoreKeys, kinds: readonly string[], each: (batch: string[]) => Promise<void>): Promise<void> {
+  for (const node of primariesOf(redis)) {
+    let cursor = '0';
+    do {
+      const [next, found] = await withStore('scan namespace', () => node.scan(cursor, 'MATCH', keys.pattern(), 'COUNT', SCAN_COUNT));
+      cursor = next;
+      const batch = found.filter((k) => kinds.includes(kindOfKey(keys, k) ?? ''));
+      if (batch.length > 0) await each(batch);
+    } while (cursor !== '0');
+  }
 }
 
 /** Reads what the earlier runs left in this account's namespace (nothing is changed). */
-export async function surveyTimeline(redis: Redis, keys: StoreKeys, isDeadOwner: (owner: string) => boolean): Promise<TimelineSurvey> {
+export async function surveyTimeline(redis: RedisConnection, keys: StoreKeys, isDeadOwner: (owner: string) => boolean): Promise<TimelineSurvey> {
   let count = 0;
   const leaseKeys: string[] = [];
   await scanKinds(redis, keys, TIMELINE_KINDS, async (batch) => {
@@ -81,7 +82,7 @@ export async function surveyTimeline(redis: Redis, keys: StoreKeys, isDeadOwner:
  * Deletes this account's timeline keys (TIMELINE_KINDS), UNLINK batch by batch (every key of the
  * account shares its hash tag, so a batch is one slot on a Redis Cluster too). Returns how many went.
  */
-export async function clearTimeline(redis: Redis, keys: StoreKeys): Promise<number> {
+export async function clearTimeline(redis: RedisConnection, keys: StoreKeys): Promise<number> {
   let cleared = 0;
   await scanKinds(redis, keys, TIMELINE_KINDS, async (batch) => {
     cleared += await withStore('clear timeline', () => redis.unlink(...batch));

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../store/redis';
 import type { StoreKeys } from '../store/keys';
 import { withStore } from '../store/redis';
 import { parsePromoted, parseRequest, type ControlReply, type ControlRequest, type PromotedVersion, type StrategyControlStore } from './control-store';
@@ -7,7 +7,7 @@ const REPLY_TTL_SECONDS = 600;
 
 /** The control keys of one account in Redis (StoreKeys.strategy*): shared by every replica and the CLI. */
 export class RedisStrategyControlStore implements StrategyControlStore {
-  constructor(private readonly redis: Redis, private readonly keys: StoreKeys) {}
+  constructor(private readonly redis: RedisConnection, private readonly keys: StoreKeys) {}
 
   async readPromoted(): Promise<Record<string, PromotedVersion>> {
     const all = await withStore('readPromotedVersions', () => this.redis.hgetall(this.keys.strategyVersions()));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../store/redis';
 import { ConfigError, StoreUnavailableError } from '../domain/errors';
 import type { StoreKeys } from '../store/keys';
 import { withStore } from '../store/redis';
@@ -92,7 +92,7 @@ export class RedisTradingStateStore implements TradingStateStore {
   private readonly appliedKey: string;
   private readonly seenKey: string;
 
-  constructor(private readonly redis: Redis, keys: StoreKeys, private readonly newEpoch: () => string = randomEpoch) {
+  constructor(private readonly redis: RedisConnection, keys: StoreKeys, private readonly newEpoch: () => string = randomEpoch) {
     this.key = keys.tradingState();
     this.appliedKey = keys.tradingStateApplied();
     this.seenKey = keys.tradingStateSeen();

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisConnection } from '../../store/redis';
 import { SystemClock, type Clock } from '../../core/clock';
 import { ConfigError } from '../../domain/errors';
 import { MAX_CLOCK_OFFSET_MS, type NonceSource } from './nonce-source';
@@ -23,7 +23,7 @@ export interface NonceSourceOptions {
 }
 
 export interface RedisNonceSourceOptions extends NonceSourceOptions {
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   readonly prefix?: string;
   /** Expiry of an idle nonce key (default 1 day). */
   readonly ttlMs?: number;

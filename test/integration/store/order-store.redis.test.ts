@@ -76,6 +76,8 @@ describe('RedisOrderStore, Redis-specific behaviour', () => {
     const second = newOrder();
     await a.recordSubmit(second, lease);
     await a.transition(second.clientOrderId, 'accept', { orderId: 7 }, { expectedStatus: 'submitted' });
+    // MONITOR's stream lags the commands on a loaded machine: wait for it (bounded), then count.
+    for (let i = 0; i < 40 && seen.filter((c) => c === 'evalsha' || c === 'eval').length < 2; i++) await sleep(50);
     await sleep(50);
     monitor.disconnect();
     const commands = seen.filter((c) => c !== 'monitor');

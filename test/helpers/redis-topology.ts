@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import Redis from 'ioredis';
+import { freePort } from './redis-server';
+import { missingLine, REDIS_SERVER, toolWorks } from './system-tools';
+
+/** One redis-server (or sentinel) process on loopback, persistence off, its files in `dir`. */
+interface Node {
+  readonly port: number;
+  readonly child: ChildProcess;
+}
+
+function startNode(dir: string, port: number, args: readonly string[], configText?: string): Node {
+  const argv = configText === undefined ? [] : [writeConf(dir, port, configText)];
+  const child = spawn('redis-server', [...argv, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no',
+    '--loglevel', 'warning', '--dir', dir, ...args], { stdio: 'ignore' });
+  return { port, child };
+}
+
+function writeConf(dir: string, port: number, text: string): string {
+  const file = path.join(dir, `node-${port}.conf`);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function withClient<T>(port: number, fn: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return await fn(r);
+  } finally {
+    r.disconnect();
+  }
+}
+
+function stopNode(n: Node, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (n.child.exitCode !== null || n.child.signalCode !== null) return resolve();
+    n.child.once('exit', () => resolve());
+    n.child.kill(signal);
+  });
+}
+
+/** A primary, `replicas` replicas and three sentinels watching them as `name`. */
+export interface SentinelGroup {
+  readonly name: string;
+  readonly sentinels: readonly { host: string; port: number }[];
+  /** The port of the primary the sentinels name now. */
+  primaryPort(): Promise<number>;
+  /** SIGKILLs the current primary and resolves once the sentinels name another one. */
+  killPrimary(): Promise<{ old: number; now: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promise<SentinelGroup> {
+  if (!toolWorks(REDIS_SERVER)) throw new Error(missingLine(REDIS_SERVER));
+  const dir = mkdtempSync(path.join(tmpdir(), 'tb-sentinel-'));
+  const nodes: Node[] = [];
+  // No delay before a replica's full sync (Redis 7 waits 5 s by default to batch replicas).
+  const fast = ['--repl-diskless-sync-delay', '0'];
+  const primary = startNode(dir, await freePort(), fast);
+  nodes.push(primary);
+  await until('primary up', () => withClient(primary.port, async (r) => (await r.ping()) === 'PONG'));
+  for (let i = 0; i < replicas; i++) {
+    const port = await freePort();
+    nodes.push(startNode(dir, port, [...fast, '--replicaof', '127.0.0.1', String(primary.port)]));
+  }
+  await until('replicas in sync', () => withClient(primary.port, async (r) => (await r.info('replication')).split('state=online').length - 1 === replicas));
+  const sentinels: Node[] = [];
+  for (let i = 0; i < 3; i++) {
+    const port = await freePort();
+    // Fast detection for tests; production values are in docs/redis.md.
+    const conf = [
+      `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`,
+      `sentinel parallel-syncs ${name} 1`,
+    ].join('\n') + '\n';
+    const child = spawn('redis-server', [writeConf(dir, port, conf), '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--loglevel', 'warning'], { stdio: 'ignore' });
+    sentinels.push({ port, child });
+  }
+  nodes.push(...sentinels);
+  const askSentinel = (): Promise<number> => withClient(sentinels[0]!.port, async (r) => Number(((await r.call('SENTINEL', 'get-master-addr-by-name', name)) as string[])[1]));
+  await until('sentinels see the primary and each other', async () => (await askSentinel()) === primary.port
+    && (await withClient(sentinels[0]!.port, async (r) => ((await r.call('SENTINEL', 'sentinels', name)) as unknown[]).length)) === 2);
+  return {
+    name,
+    sentinels: sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })),
+    primaryPort: askSentinel,
+    killPrimary: async () => {
+      const old = await askSentinel();
+      const victim = nodes.find((n) => n.port === old)!;
+      await stopNode(victim, 'SIGKILL');
+      await until('a new primary', async () => (await askSentinel()) !== old, 30_000);
+      const now = await askSentinel();
+      await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
+      return { old, now };
+    },
+    stop: async () => {
+      await Promise.all(nodes.map((n) => stopNode(n, 'SIGKILL')));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Redis Cluster of `primaries` primaries (no replicas), every slot assigned. */
+export interface ThrowawayCluster {
+  readonly nodes: readonly { host: string; port: number }[];
+  stop(): Promise<void>;
+}
+
+export async function startCluster(primaries = 3): Promise<ThrowawayCluster> {
+  if (!toolWorks(REDIS_SERVER)) throw new Error(missingLine(REDIS_SERVER));
+  const dir = mkdtempSync(path.join(tmpdir(), 'tb-cluster-'));
+  const nodes: Node[] = [];
+  for (let i = 0; i < primaries; i++) {
+    const port = await freePort();
+    nodes.push(startNode(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000']));
+  }
+  for (const n of nodes) await until('cluster node up', () => withClient(n.port, async (r) => (await r.ping()) === 'PONG'));
+  const per = Math.ceil(16384 / primaries);
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
+    await withClient(n.port, async (r) => {
+      await r.call('CLUSTER', 'ADDSLOTSRANGE', String(i * per), String(Math.min(16383, (i + 1) * per - 1)));
+      if (i > 0) await r.call('CLUSTER', 'MEET', '127.0.0.1', String(nodes[0]!.port));
+    });
+  }
+  for (const n of nodes) await until('cluster ok', () => withClient(n.port, async (r) => /cluster_state:ok/.test(String(await r.call('CLUSTER', 'INFO')))));
+  return {
+    nodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+    stop: async () => {
+      await Promise.all(nodes.map((n) => stopNode(n, 'SIGKILL')));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
