@@ -59,7 +59,11 @@ export interface SentinelGroup {
   readonly sentinels: readonly { host: string; port: number }[];
   /** The port of the primary the sentinels name now. */
   primaryPort(): Promise<number>;
-  /** SIGKILLs the current primary and resolves once the sentinels name another one. */
+  /**
+   * SIGKILLs the current primary and resolves once the sentinels name another one and it answers as
+   * a primary; the killed server then comes back empty on its port as a replica of the new one, so the
+   * group keeps its replicas for the next kill.
+   */
   killPrimary(): Promise<{ old: number; now: number }>;
   stop(): Promise<void>;
 }
@@ -106,6 +110,7 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
       await until('a new primary', async () => (await askSentinel()) !== old, 30_000);
       const now = await askSentinel();
       await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
+      nodes.splice(nodes.indexOf(victim), 1, startNode(dir, old, [...fast, '--replicaof', '127.0.0.1', String(now)]));
       return { old, now };
     },
     stop: async () => {

@@ -9,6 +9,7 @@ const KNOWN_LONG = [
   'test/crash/daemon-kill.test.ts',
   'test/integration/drift/drift-paper.test.ts',
   'test/integration/drift/drift-hours.test.ts',
+  'test/crash/failover-drill.test.ts',
   'test/integration/app/strategy-versions.test.ts',
   'test/integration/app/strategy-versions-markets.test.ts',
   'test/integration/app/trading-state-control.test.ts',
