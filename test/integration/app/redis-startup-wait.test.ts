@@ -79,3 +79,22 @@ test('redis.replicaAcks above the replicas the primary has: said at start at err
     cfg.cleanup();
   }
 });
+
+test('Redis and sentinel passwords never reach a log line or stderr, even when every sentinel is unreachable', async () => {
+  const [a, b] = [await freePort(), await freePort()];
+  const cfg = writeConfig(paperConfig({ redis: { startupWaitSeconds: 2 } }));
+  const daemon = new DaemonProcess(['run', '--config', cfg.file], {
+    TRADEBOT_REDIS_SENTINELS: `127.0.0.1:${a},127.0.0.1:${b}`, TRADEBOT_REDIS_SENTINEL_NAME: 'tradebot',
+    TRADEBOT_REDIS_PASSWORD: 'pw-redis-7f3a9c', TRADEBOT_REDIS_SENTINEL_PASSWORD: 'pw-sentinel-2b8e1d',
+  });
+  try {
+    expect((await daemon.exit()).code).toBe(1);
+    expect(daemon.count((l) => l.msg.startsWith('Redis not reachable at start-up'))).toBeGreaterThanOrEqual(1);
+    const everything = JSON.stringify(daemon.lines) + daemon.stderr;
+    expect(everything).not.toContain('pw-redis-7f3a9c');
+    expect(everything).not.toContain('pw-sentinel-2b8e1d');
+  } finally {
+    await daemon.kill();
+    cfg.cleanup();
+  }
+});

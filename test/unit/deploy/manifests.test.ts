@@ -118,7 +118,8 @@ describe('Kubernetes manifests', () => {
     const ingress = netpol['spec']['ingress'] as Obj[];
     expect(ingress.flatMap((i) => i['ports'])).toEqual([{ protocol: 'TCP', port: METRICS_PORT }]);
     const egressPorts = (netpol['spec']['egress'] as Obj[]).flatMap((e) => (e['ports'] as Obj[]).map((p) => `${p['protocol']}/${p['port']}`)).sort();
-    expect(egressPorts).toEqual(['TCP/443', 'TCP/53', 'TCP/6379', 'TCP/6380', 'UDP/53']);
+    // Redis, its TLS port, and its sentinels (docs/redis.md), all only to pods labelled as Redis.
+    expect(egressPorts).toEqual(['TCP/26379', 'TCP/443', 'TCP/53', 'TCP/6379', 'TCP/6380', 'UDP/53']);
     const https = (netpol['spec']['egress'] as Obj[]).find((e) => (e['ports'] as Obj[]).some((p) => p['port'] === 443));
     expect(https?.['to'][0]['ipBlock']['except']).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
   });
