@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { tieLifeToDaemon } from '../strategy/guest/guest-life';
 import { fromWire, plainContext, toWire } from '../strategy/guest/wire';
 import type { DriftJob } from './drift-job';
 import { snapshotSources } from './records-snapshot';
@@ -18,7 +19,7 @@ interface Port {
 
 if (process.send === undefined) throw new Error('drift-guest runs as a child process with IPC');
 const port: Port = { send: (m) => { process.send?.(m); } };
-process.on('disconnect', () => process.exit(0)); // the daemon is gone: so is its replay
+tieLifeToDaemon(); // ends with the daemon, never of a stop signal meant for the daemon (guest-life.ts)
 
 process.once('message', (message: unknown) => {
   const job = (message as { type?: unknown; job?: unknown; nice?: unknown } | null);

@@ -11,6 +11,7 @@ import type { StrategyLogger } from '../strategy';
 import { findStrategy, loadStrategies, loadStrategyFile } from '../strategy-loader';
 import { strategyFrame } from '../error-frame';
 import type { CandleItem, CandlesMessage, DescribeMessage, FromGuest, ItemResult, ToGuest } from './protocol';
+import { tieLifeToDaemon } from './guest-life';
 import { candleFromWire, fromWire, plainContext, toWire, type Wire } from './wire';
 
 /**
@@ -36,11 +37,7 @@ const port: Port = parentPort ?? processPort();
 
 function processPort(): Port {
   if (process.send === undefined) throw new Error('guest-worker runs in a worker thread or a child process with IPC');
-  process.on('disconnect', () => process.exit(0)); // the daemon is gone: so is its guest
-  // The daemon decides a guest's life (SIGKILL from the host, the IPC channel closing, pdeathsig when
-  // the daemon dies). A stop signal sent to the whole tree (pm2's tree kill, systemd's control group,
-  // a terminal's Ctrl-C) must not kill it first: the daemon would count a normal stop as a crash.
-  for (const stop of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(stop, () => undefined);
+  tieLifeToDaemon();
   return {
     postMessage: (m) => { process.send?.(m); },
     on: (_event, listener) => { process.on('message', (m) => listener(m as ToGuest)); },
