@@ -47,13 +47,26 @@ export function guestLaunch(level: Exclude<GuestIsolationLevel, 'thread'>, reada
     const unshare = tool('unshare') as string;
     const inNamespaces = [unshare, ...UNSHARE_ARGS, process.execPath, ...nodeArgs];
     // setpriv: the kernel kills unshare (and, by --kill-child, the guest) when the daemon dies.
-    return setpriv === undefined
-      ? { execPath: unshare, execArgv: [...UNSHARE_ARGS, process.execPath, ...nodeArgs], level }
-      : { execPath: setpriv, execArgv: ['--pdeathsig', 'KILL', '--no-new-privs', ...inNamespaces], level };
+    const launch = setpriv === undefined ? inNamespaces : [setpriv, '--pdeathsig', 'KILL', '--no-new-privs', ...inNamespaces];
+    const [execPath, ...execArgv] = ignoringHangup(launch);
+    return { execPath: execPath as string, execArgv, level };
   }
   return setpriv === undefined
     ? { execPath: process.execPath, execArgv: nodeArgs, level }
     : { execPath: setpriv, execArgv: ['--pdeathsig', 'KILL', '--no-new-privs', process.execPath, ...nodeArgs], level };
+}
+
+/**
+ * `command` started with SIGHUP ignored (nohup; a disposition exec keeps). unshare stays the guest's
+ * parent: one that died of a SIGHUP sent to every process (systemd's SendSIGHUP) would take its guest
+ * with it (--kill-child). SIGINT and SIGTERM it blocks itself while it waits for the guest. Node resets
+ * the disposition in the guest, which ignores the stop signals itself (guest-life.ts). SIGKILL (the
+ * host's kill, pdeathsig) still ends unshare. nohup leaves the (empty) environment and the non-terminal
+ * stdio as they are.
+ */
+function ignoringHangup(command: readonly string[]): string[] {
+  const nohup = tool('nohup');
+  return nohup === undefined ? [...command] : [nohup, ...command];
 }
 
 /** A user namespace (so no privilege is needed), its own PID, network and IPC namespaces; the guest is PID 1 there. */
@@ -110,8 +123,8 @@ function permissionCoversNetwork(): boolean {
 }
 
 const tools = new Map<string, string | null>();
-/** util-linux's setpriv / unshare (Linux; in every Debian image), when present and executable. */
-function tool(name: 'setpriv' | 'unshare'): string | undefined {
+/** util-linux's setpriv / unshare and coreutils' nohup (Linux; in every Debian image), when present and executable. */
+function tool(name: 'setpriv' | 'unshare' | 'nohup'): string | undefined {
   if (!tools.has(name)) {
     tools.set(name, null);
     if (process.platform === 'linux') {

@@ -13,10 +13,14 @@ function processTree(pid: number): number[] {
 beforeAll(requireBuild);
 jest.setTimeout(60_000);
 
+// How a stop reaches the processes: a terminal's Ctrl-C or `kill -- -PGID` signals the daemon's group (each
+// process guest has a session of its own); pm2 (SIGINT, treekill) and systemd (KillMode=control-group,
+// with SendSIGHUP=yes a SIGHUP right after the SIGTERM) signal every process of the tree.
 for (const [signal, isolation, reach] of [
-  ['SIGTERM', 'process', 'group'], ['SIGINT', 'thread', 'group'], ['SIGTERM', 'permission', 'tree'], ['SIGINT', 'permission', 'tree'],
+  ['SIGTERM', 'process', 'group'], ['SIGINT', 'thread', 'group'], ['SIGINT', 'permission', 'pm2 tree'], ['SIGTERM', 'process', 'systemd tree'],
 ] as const) {
-  test(`${signal} to the whole process ${reach} (guests: ${isolation}): exit 0, no error line, no pause, no restart`, async () => {
+  const signals = reach === 'systemd tree' ? [signal, 'SIGHUP'] as const : [signal];
+  test(`${signals.join(' + ')} to the whole process ${reach} (guests: ${isolation}): exit 0, no error line, no pause, no restart`, async () => {
     const cfg = writeConfig(paperConfig({ strategies: { ...(paperConfig()['strategies'] as object), guestIsolation: isolation } }));
     const daemon = new DaemonProcess(['run', '--config', cfg.file], {}, { ownGroup: true });
     try {
@@ -25,9 +29,9 @@ for (const [signal, isolation, reach] of [
       else {
         // Guests first, the daemon a moment later: the order a control group's kill does not promise.
         const [root, ...below] = processTree(daemon.pid);
-        for (const pid of below) process.kill(pid, signal);
+        for (const sig of signals) for (const pid of below) process.kill(pid, sig);
         await new Promise((r) => setTimeout(r, 300));
-        process.kill(root as number, signal);
+        for (const sig of signals) process.kill(root as number, sig);
       }
       const { code } = await daemon.exit();
       // The test directory's deliberately broken module is reported at load, before the start.

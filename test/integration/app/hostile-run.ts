@@ -68,9 +68,9 @@ function guestExecutables(pid: number): string[] {
     for (const c of children) {
       try {
         const argv = readFileSync(`/proc/${c}/cmdline`, 'utf8').split('\0');
-        // setpriv and unshare exec what follows them (unshare in a forked child): the guest itself has Node as argv[0].
+        // nohup, setpriv and unshare exec what follows them (unshare in a forked child): the guest itself has Node as argv[0].
         const isGuest = argv.some((a) => a === '--permission' || a === '--experimental-permission');
-        if (isGuest && !['setpriv', 'unshare'].includes(path.basename(argv[0] ?? ''))) out.push(argv[0] ?? '');
+        if (isGuest && !['nohup', 'setpriv', 'unshare'].includes(path.basename(argv[0] ?? ''))) out.push(argv[0] ?? '');
       } catch {
         // exited meanwhile
       }

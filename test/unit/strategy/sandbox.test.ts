@@ -139,7 +139,10 @@ describe('guestLaunch', () => {
     const node = all.indexOf(process.execPath);
     expect(unshare).toBeGreaterThanOrEqual(0);
     expect(all.slice(unshare + 1, node)).toEqual(NS_FLAGS);
-    if (path.basename(ns.execPath) === 'setpriv') expect(ns.execArgv.slice(0, 3)).toEqual(['--pdeathsig', 'KILL', '--no-new-privs']);
+    // unshare, the guest's parent, starts with SIGHUP ignored; setpriv (when installed) right before it.
+    expect(path.basename(ns.execPath)).toBe('nohup');
+    const setpriv = all.findIndex((a) => path.basename(a) === 'setpriv');
+    if (setpriv >= 0) expect(all.slice(setpriv, unshare)).toEqual([all[setpriv], '--pdeathsig', 'KILL', '--no-new-privs']);
   });
 });
 
@@ -162,6 +165,7 @@ describe.each([...new Set<GuestIsolationLevel>([defaultIsolation(), 'permission'
       "  try { if (p.endsWith('/')) fs.readdirSync(p); else fs.readFileSync(p); out[p] = 'read'; } catch (e) { out[p] = e.code || String(e); }",
       '}',
       'out.pid = process.pid;',
+      'out.env = Object.keys(process.env);',
       'process.stdout.write(JSON.stringify(out));',
     ].join('\n'));
   });
@@ -181,11 +185,13 @@ describe.each([...new Set<GuestIsolationLevel>([defaultIsolation(), 'permission'
     const started = Date.now();
     const r = spawnSync(launch.execPath, [...launch.execArgv, probe, ...allowed, ...denied], { env: {}, encoding: 'utf8', timeout: 20_000 });
     expect([r.status, r.signal, r.stderr]).toEqual([0, null, '']);
-    const out = JSON.parse(r.stdout) as Record<string, string>;
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(Object.fromEntries(allowed.map((p) => [p, out[p]]))).toEqual(Object.fromEntries(allowed.map((p) => [p, 'read'])));
     expect(Object.fromEntries(denied.map((p) => [p, out[p]]))).toEqual(Object.fromEntries(denied.map((p) => [p, 'ERR_ACCESS_DENIED'])));
     // In its own PID namespace the guest is PID 1: no process outside is there to signal.
     if (level === 'namespaces') expect(out['pid']).toBe(1);
+    // No environment, whatever runs before node (a shell there would export PWD of its own).
+    expect(out['env']).toEqual([]);
     console.log(`guest at ${level}: ${Date.now() - started} ms`);
   });
 });
