@@ -129,6 +129,9 @@ test('pm2 start ecosystem.config.js -> online and trading; pm2 stop -> exit code
   // "stopped cleanly" is logged only when the executor drained every in-flight submission in time.
   expect(lines.find((l) => l.msg === 'stopped cleanly')).toMatchObject({ clean: true });
   expect(lines.filter((l) => l.msg.startsWith('in-flight submissions did not finish'))).toEqual([]);
+  // pm2's tree kill sent SIGINT to the guests too: a stop, not a strategy failure (issue #32).
+  const stop = lines.slice(lines.findIndex((l) => l.msg.startsWith('shutting down')));
+  expect(stop.filter((l) => l.level === 'error' || l.level === 'fatal' || /paused|restarting|thread ended/.test(l.msg))).toEqual([]);
 
   // Nothing lost: every order sent has its answer in the journal (none left submitted, pending, unknown).
   const rows = journal();
