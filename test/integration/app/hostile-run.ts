@@ -130,6 +130,10 @@ export async function runHostile(node?: string, opts: HostileOptions = {}): Prom
       dir: path.join(ROOT, 'test/fixtures/hostile'),
       enabled: [{ name: 'hostile', params: { redisPort, listenPort, secretFile, cacheDir: CACHE_DIR, signals } }, { name: 'bystander' }],
       guestLogLinesPerSecond: 20,
+      // The probe's first candle tries every door (spawn, files, sockets): over the default 250 ms on a slow
+      // hour, the guest is killed and re-warmed until paused and never reaches its later rounds. Budgets
+      // and overruns have their own tests; this one is about what the guest can reach.
+      timeBudgetMs: 2000,
       ...opts.strategies,
     },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' }, initialState: 'halted' },
