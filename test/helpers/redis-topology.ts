@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Redis from 'ioredis';
@@ -19,13 +20,50 @@ function startNode(dir: string, port: number, args: readonly string[], configTex
   return { port, child };
 }
 
+/**
+ * Starts a node on a port `pickPort` gives and resolves once it answers PING. A port another test's
+ * server took between the pick and the bind makes redis-server exit at once: then another port, a few
+ * times. The bound is generous: a 2-core machine running the whole suite starts a server in seconds.
+ */
+async function startNodeUp(pickPort: () => Promise<number>, spawnAt: (port: number) => Node): Promise<Node> {
+  for (let attempt = 1; ; attempt++) {
+    const node = spawnAt(await pickPort());
+    const deadline = Date.now() + 60_000;
+    while (node.child.exitCode === null && node.child.signalCode === null) {
+      if (await withClient(node.port, async (r) => (await r.ping()) === 'PONG').catch(() => false)) return node;
+      if (Date.now() > deadline) throw new Error(`redis-server on port ${node.port}: no PONG within 60000 ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (attempt >= 5) throw new Error(`redis-server exited at start ${attempt} times (last on port ${node.port}: taken?)`);
+  }
+}
+
+/**
+ * A port for a cluster node: its bus listens on port + 10000, which must exist (<= 65535: most of
+ * Linux's ephemeral range is above 55535) and be free too.
+ */
+async function clusterPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    if (await portFree(port) && await portFree(port + 10_000)) return port;
+  }
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 function writeConf(dir: string, port: number, text: string): string {
   const file = path.join(dir, `node-${port}.conf`);
   writeFileSync(file, text);
   return file;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
@@ -74,17 +112,12 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
   const nodes: Node[] = [];
   // No delay before a replica's full sync (Redis 7 waits 5 s by default to batch replicas).
   const fast = ['--repl-diskless-sync-delay', '0'];
-  const primary = startNode(dir, await freePort(), fast);
+  const primary = await startNodeUp(freePort, (port) => startNode(dir, port, fast));
   nodes.push(primary);
-  await until('primary up', () => withClient(primary.port, async (r) => (await r.ping()) === 'PONG'));
-  for (let i = 0; i < replicas; i++) {
-    const port = await freePort();
-    nodes.push(startNode(dir, port, [...fast, '--replicaof', '127.0.0.1', String(primary.port)]));
-  }
+  for (let i = 0; i < replicas; i++) nodes.push(await startNodeUp(freePort, (port) => startNode(dir, port, [...fast, '--replicaof', '127.0.0.1', String(primary.port)])));
   await until('replicas in sync', () => withClient(primary.port, async (r) => (await r.info('replication')).split('state=online').length - 1 === replicas));
   const sentinels: Node[] = [];
   for (let i = 0; i < 3; i++) {
-    const port = await freePort();
     // Fast detection for tests; production values are in docs/redis.md.
     const conf = [
       `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
@@ -92,8 +125,9 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
       `sentinel failover-timeout ${name} 5000`,
       `sentinel parallel-syncs ${name} 1`,
     ].join('\n') + '\n';
-    const child = spawn('redis-server', [writeConf(dir, port, conf), '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--loglevel', 'warning'], { stdio: 'ignore' });
-    sentinels.push({ port, child });
+    sentinels.push(await startNodeUp(freePort, (port) => ({
+      port, child: spawn('redis-server', [writeConf(dir, port, conf), '--sentinel', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--loglevel', 'warning'], { stdio: 'ignore' }),
+    })));
   }
   nodes.push(...sentinels);
   const askSentinel = (): Promise<number> => withClient(sentinels[0]!.port, async (r) => Number(((await r.call('SENTINEL', 'get-master-addr-by-name', name)) as string[])[1]));
@@ -108,7 +142,7 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
       const victim = nodes.find((n) => n.port === old)!;
       await stopNode(victim, 'SIGKILL');
       // An election that fails on a starved machine is retried after failover-timeout: allow a few.
-      await until('a new primary', async () => (await askSentinel()) !== old, 60_000);
+      await until('a new primary', async () => (await askSentinel()) !== old);
       const now = await askSentinel();
       await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
       nodes.splice(nodes.indexOf(victim), 1, startNode(dir, old, [...fast, '--replicaof', '127.0.0.1', String(now)]));
@@ -132,10 +166,8 @@ export async function startCluster(primaries = 3): Promise<ThrowawayCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tb-cluster-'));
   const nodes: Node[] = [];
   for (let i = 0; i < primaries; i++) {
-    const port = await freePort();
-    nodes.push(startNode(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000']));
+    nodes.push(await startNodeUp(clusterPort, (port) => startNode(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000'])));
   }
-  for (const n of nodes) await until('cluster node up', () => withClient(n.port, async (r) => (await r.ping()) === 'PONG'));
   const per = Math.ceil(16384 / primaries);
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;

@@ -14,7 +14,7 @@ let cluster: ThrowawayCluster | undefined;
 let started: Promise<ThrowawayCluster> | undefined;
 let tests = 0;
 // Starting three servers and assigning the slots takes seconds on a loaded machine: once, before the contract's hooks.
-beforeAll(async () => { cluster = await (started ??= startCluster(3)); }, 60_000);
+beforeAll(async () => { cluster = await (started ??= startCluster(3)); }, 180_000);
 afterAll(async () => { await cluster?.stop(); });
 
 orderStoreContract('Redis Cluster', async () => {
