@@ -1,5 +1,6 @@
 import Redis, { Cluster } from 'ioredis';
 import { StoreUnavailableError, TradebotError } from '../domain/errors';
+import { followSentinelSwitches } from './sentinel-switches';
 
 /**
  * ioredis factory for every Redis user in tradebot (order journal, leases, nonces, rate limits).
@@ -93,12 +94,15 @@ export function createRedis(where: string | Exclude<RedisTarget, { kind: 'cluste
     ...(target.password === undefined ? {} : { password: target.password }),
     ...(target.sentinelPassword === undefined ? {} : { sentinelPassword: target.sentinelPassword }),
     ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
-    // A +switch-master from any sentinel drops the connection to the old primary at once.
-    failoverDetector: true,
+    // ioredis's own detector can end the client for good: followSentinelSwitches replaces it.
+    failoverDetector: false,
     sentinelRetryStrategy: (times: number) => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000),
+    // Reached a demoted primary (a switch not yet heard): the write is refused, not run; find the primary again.
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 : false),
   });
   // Without a listener ioredis prints every reconnect error; the owner decides how to log them.
   redis.on('error', opts.onError ?? (() => undefined));
+  if (target.kind === 'sentinel') followSentinelSwitches(redis, target, (times) => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000));
   return redis;
 }
 

@@ -103,6 +103,11 @@ export interface SentinelGroup {
    * group keeps its replicas for the next kill.
    */
   killPrimary(): Promise<{ old: number; now: number }>;
+  /**
+   * SENTINEL FAILOVER: another primary is promoted while the old one stays up and becomes its
+   * replica (what a planned switch or a partition that heals looks like to a client).
+   */
+  failover(): Promise<{ old: number; now: number }>;
   stop(): Promise<void>;
 }
 
@@ -146,6 +151,14 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
       const now = await askSentinel();
       await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
       nodes.splice(nodes.indexOf(victim), 1, startNode(dir, old, [...fast, '--replicaof', '127.0.0.1', String(now)]));
+      return { old, now };
+    },
+    failover: async () => {
+      const old = await askSentinel();
+      await withClient(sentinels[0]!.port, (r) => r.call('SENTINEL', 'FAILOVER', name));
+      await until('a new primary', async () => (await askSentinel()) !== old);
+      const now = await askSentinel();
+      await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
       return { old, now };
     },
     stop: async () => {

@@ -11,20 +11,7 @@ import { checkRedisHealth, connectRedis, createRedis } from '../../../src/store/
 import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../helpers/redis-server';
 import { newOrder } from './order-store.contract';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Retries `fn` until it succeeds (the client reconnects by itself); bounded, no timing asserted. */
-async function eventually<T>(fn: () => Promise<T>, attempts = 100): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await sleep(100);
-    }
-  }
-}
+import { eventually } from '../../helpers/eventually';
 
 describe('Redis restart: fail fast while down, recover by itself', () => {
   let server: ThrowawayRedis | undefined;

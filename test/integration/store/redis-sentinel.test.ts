@@ -7,6 +7,7 @@ import { connectRedis, createRedis } from '../../../src/store/redis';
 import { RedisPrimaryWatch, type PrimaryBack } from '../../../src/store/redis-primary-watch';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-topology';
 import { newOrder } from './order-store.contract';
+import { eventually } from '../../helpers/eventually';
 
 // Issue #32: the store finds its primary through three sentinels and follows a failover.
 jest.setTimeout(120_000);
@@ -14,23 +15,14 @@ jest.setTimeout(120_000);
 let group: SentinelGroup | undefined;
 afterAll(async () => { await group?.stop(); });
 
-/** Retries `fn` while the client finds the new primary (bounded: 60 s, a loaded machine stretches the failover). */
-async function eventually<T>(fn: () => Promise<T>, attempts = 600): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 test('through sentinels: a record confirmed by a replica survives the primary\'s SIGKILL; the client follows the failover by itself', async () => {
   group = await startSentinelGroup(2);
   const redis = createRedis({ kind: 'sentinel', sentinels: group.sentinels, name: group.name, tls: false }, { lazyConnect: true, maxReconnectDelayMs: 200 });
   const backs: PrimaryBack[] = [];
   const watch = new RedisPrimaryWatch(redis, new SystemClock(), { onLost: () => undefined, onBack: (b) => backs.push(b) });
+  // The switch is announced while the client reconnects (its old primary just died): it must not end there.
+  let ended = false;
+  redis.once('end', () => { ended = true; });
   try {
     await connectRedis(redis, 10_000);
     await watch.start();
@@ -42,12 +34,39 @@ test('through sentinels: a record confirmed by a replica survives the primary\'s
 
     const { old, now } = await group.killPrimary();
     expect(now).not.toBe(old);
-    const after = await eventually(() => orders.get(confirmed.clientOrderId));
+    const after = await eventually(() => orders.get(confirmed.clientOrderId), 600);
     expect(after?.status).toBe('submitted');
-    await eventually(async () => { if (backs.length === 0) throw new Error('not back yet'); });
+    await eventually(async () => { if (backs.length === 0) throw new Error('not back yet'); }, 600);
     expect(backs[0]).toMatchObject({ change: 'failover', address: `127.0.0.1:${now}` });
     // Writes go to the new primary (a replica would refuse them: READONLY).
-    await eventually(() => orders.recordIntent(newOrder()));
+    await eventually(() => orders.recordIntent(newOrder()), 600);
+    expect(ended).toBe(false);
+  } finally {
+    watch.stop();
+    redis.disconnect();
+  }
+});
+
+test('a planned failover (the old primary stays up as a replica): the client moves to the new primary, writes go there, the client never ends', async () => {
+  group ??= await startSentinelGroup(2);
+  const redis = createRedis({ kind: 'sentinel', sentinels: group.sentinels, name: group.name, tls: false }, { lazyConnect: true, maxReconnectDelayMs: 200 });
+  const backs: PrimaryBack[] = [];
+  const watch = new RedisPrimaryWatch(redis, new SystemClock(), { onLost: () => undefined, onBack: (b) => backs.push(b) });
+  let ended = false;
+  redis.once('end', () => { ended = true; });
+  try {
+    await connectRedis(redis, 10_000);
+    await watch.start();
+    const orders = new RedisOrderStore({ redis, keys: StoreKeys.forApiKey('sentinel-planned', 'tbtest-sentinel'), clock: new ManualClock(1_000) });
+    await orders.recordIntent(newOrder());
+    const { old, now } = await group.failover();
+    expect(now).not.toBe(old);
+    // No command is needed to move: the switch is heard and the ready connection dropped (the
+    // sentinels' CLIENT KILL on the demoted primary may first bring it back to the old address).
+    await eventually(async () => { if (!backs.some((b) => b.change === 'failover')) throw new Error('not moved yet'); }, 600);
+    expect(backs.find((b) => b.change === 'failover')).toMatchObject({ address: `127.0.0.1:${now}` });
+    await eventually(() => orders.recordIntent(newOrder()), 600);
+    expect(ended).toBe(false);
   } finally {
     watch.stop();
     redis.disconnect();
