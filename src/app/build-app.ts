@@ -36,6 +36,7 @@ export class TradebotApp {
   private redisUp = true;
   private execution: Execution | undefined;
   private stopping = false;
+  private fatal: (error: Error) => void = (error) => this.ctx.log.fatal({ err: error }, 'fatal: a part of the daemon cannot go on');
 
   constructor(private readonly input: AppInput) {
     const wallClock = new SystemClock();
@@ -44,7 +45,12 @@ export class TradebotApp {
       clock: marketNow, wallClock, redis: usesRedis(input.config), ...(input.version === undefined ? {} : { version: input.version }),
     });
     this.exchangeProbe = new ExchangeProbe(wallClock);
-    this.ctx = { ...input, log: input.logger, metrics, wallClock, marketNow, onRedisUp: (up) => this.setRedisUp(up), closers: [], schedulers: [] };
+    this.ctx = { ...input, log: input.logger, metrics, wallClock, marketNow, onRedisUp: (up) => this.setRedisUp(up), closers: [], schedulers: [], fail: (error) => this.fatal(error) };
+  }
+
+  /** Who hears a part that cannot go on (the supervisor ends the process with 1). */
+  onFatal(handler: (error: Error) => void): void {
+    this.fatal = handler;
   }
 
   /** Runs the start sequence; resolves once the scheduler runs. `signal` aborts waiting steps (shutdown during start). */

@@ -32,4 +32,9 @@ export interface DaemonContext extends Pick<AppInput, 'config' | 'baseDir' | 'en
   readonly closers: { readonly name: string; close(): Promise<unknown> }[];
   /** Parts register their schedulers; stop() stops them first. */
   readonly schedulers: JobScheduler[];
+  /**
+   * A part that cannot go on (a connection that ended for good) says so: the daemon exits 1 so its
+   * supervisor restarts it, rather than running half-blind.
+   */
+  readonly fail: (error: Error) => void;
 }

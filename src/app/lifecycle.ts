@@ -8,7 +8,7 @@ import { TradebotApp } from './build-app';
 /**
  * Exit codes of `tradebot run`:
  * - 0  stopped by SIGTERM/SIGINT and everything finished within shutdown.graceMs
- * - 1  fatal error at run time (uncaught exception, failed start-up), or the grace delay ran out
+ * - 1  fatal error at run time (uncaught exception, failed start-up, a Redis client ended for good), or the grace delay ran out
  * - 78 (EX_CONFIG) the config or the strategies are invalid: restarting cannot help (pm2 stop_exit_codes)
  */
 export const EXIT_OK = 0;
@@ -109,6 +109,7 @@ async function superviseApp(app: TradebotApp, config: FrozenConfig, logger: Logg
     ['unhandledRejection', onFatal('unhandledRejection')],
   ];
   for (const [event, handler] of handlers) process.on(event, handler);
+  app.onFatal(onFatal('part failed'));
 
   app.start(abort.signal).then(() => {
     if (abort.signal.aborted) return;

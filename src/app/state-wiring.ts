@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Clock } from '../core/clock';
 import type { FrozenConfig } from '../config/load';
-import { NotReadyError } from '../domain/errors';
+import { NotReadyError, StoreUnavailableError } from '../domain/errors';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordStore } from '../metrics/registry';
 import { connectRedis, connectTo, type RedisConnection } from '../store/redis';
@@ -76,7 +76,12 @@ export async function openState(ctx: DaemonContext, signal: AbortSignal): Promis
   ctx.onRedisUp(true);
   redisLog.info({ prefix: keys.prefix, account: keys.account }, 'Redis connected');
   recordStore(ctx.metrics, 'redis', keys.account);
-  ctx.closers.push({ name: 'redis', close: () => redis.quit().catch(() => redis.disconnect()) });
+  let closing = false;
+  ctx.closers.push({ name: 'redis', close: () => { closing = true; return redis.quit().catch(() => redis.disconnect()); } });
+  // ioredis reconnects by itself for ever; a client that ENDS outside a stop never comes back.
+  redis.once('end', () => {
+    if (!closing) ctx.fail(new StoreUnavailableError('Redis connection ended for good outside a stop (the client will not reconnect): exiting so the supervisor restarts the daemon', {}));
+  });
   const acks = config.redis.replicaAcks > 0 ? { replicas: config.redis.replicaAcks, timeoutMs: config.redis.replicaAckTimeoutMs } : undefined;
   if (acks !== undefined) await warnFewReplicas(redis, acks.replicas, redisLog);
   return { state: redisAdapters(redis, keys, clock, util, recordLimits, ctx.marketNow, acks), redis };
