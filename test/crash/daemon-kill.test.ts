@@ -15,7 +15,7 @@ import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-
  * 70 random points, with the simulator losing 20 % of the order answers, stop-limit and OCO alike (the
  * order IS created, the answer never arrives), and answering OCO legs as the venue documents them (no
  * client order id: a lost OCO answer is settled by fingerprint), and restarted each time: 42 kills at random in its first 2 s (boot, Redis,
- * reconciliation, settling pending intents, warm-up, and trading on a fast machine), 28 while it trades (it was 100: 140 daemon starts over both runs cost four minutes of one CI core; 100 still land in every start-up phase). Afterwards every client order id on the
+ * reconciliation, settling pending intents, warm-up, and trading on a fast machine), 28 while it trades (it was 100: 140 daemon starts over both runs cost four minutes of one CI core; 100 still land in every start-up phase); the last of those waits until an OCO is journaled, so a slow machine kills across OCOs too. Afterwards every client order id on the
  * simulator appears exactly once, matches the journal (status, amounts, order id), and no journaled
  * intent is left unsettled; no OCO rests at the venue that the journal does not own. Each restart takes its dead predecessor's leases over at once (same host,
  * pid gone: src/app/dead-owner.ts), so it trades again without waiting for their TTL.
@@ -90,6 +90,7 @@ async function crashRun(o: { kills: number; startupKills: number; streams: 'off'
   const env = { TRADEBOT_REDIS_URL: testRedisUrl(), TRADEBOT_API_KEY: API_KEY, TRADEBOT_API_SECRET: API_SECRET };
   const random = mulberry32(20261123);
   let killedWhileTrading = 0;
+  const store = new RedisOrderStore({ redis: await ctx.client(), keys: storeKeysFor('paper', API_KEY, prefix), clock: new SystemClock() });
   try {
     for (let i = 0; i < o.kills; i++) {
       running = new DaemonProcess(['run', '--config', cfg.file], env);
@@ -97,6 +98,8 @@ async function crashRun(o: { kills: number; startupKills: number; streams: 'off'
         await sleep(Math.floor(random() * 2000));
       } else {
         await running.waitForLine(started, 60_000, 'tradebot started');
+        // A slow machine trades little in the random windows: the last one lasts until an OCO is journaled.
+        if (i === o.kills - 1) await untilOcoJournaled(store);
         await sleep(Math.floor(random() * 600));
       }
       if (running.lines.some(started)) killedWhileTrading++;
@@ -109,7 +112,6 @@ async function crashRun(o: { kills: number; startupKills: number; streams: 'off'
     const last = new DaemonProcess(['run', '--config', cfg.file], env);
     running = last;
     await last.waitForLine(started, 60_000, 'tradebot started');
-    const store = new RedisOrderStore({ redis: await ctx.client(), keys: storeKeysFor('paper', API_KEY, prefix), clock: new SystemClock() });
     let cmp = compareJournalWithSim(await store.listAll(100_000), sim.engine, API_KEY);
     for (let i = 0; i < 120 && (cmp.unsettled.length > 0 || cmp.mismatches.length > 0); i++) {
       await sleep(500); // the daemon's reconciliation (every second) brings the journal up to date
@@ -139,6 +141,14 @@ async function crashRun(o: { kills: number; startupKills: number; streams: 'off'
   } finally {
     cfg.cleanup();
   }
+}
+
+async function untilOcoJournaled(store: RedisOrderStore): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await store.listAll(100_000)).some((r) => r.kind !== 'stop_limit')) return;
+    await sleep(100);
+  }
+  throw new Error('no OCO journaled within 60 s of trading');
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -51,7 +51,7 @@ describe('nonce allocation in Redis', () => {
         expect(n - now).toBeLessThanOrEqual(maxLeadMs);
       });
     }
-  });
+  }, 60_000); // four Node processes start: seconds each on a 2-core machine running the suite
 
   test('throttles instead of running ahead of the clock, then gives up with NotReadyError', async () => {
     const redis = await ctx.client();
