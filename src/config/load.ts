@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ConfigError } from '../domain/errors';
 import { baseUrlProblem } from './base-url';
 import { configSchema, type Config } from './schema';
@@ -107,6 +107,27 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
   if (paperError !== undefined) throw paperError;
   return deepFreeze(config) as FrozenConfig;
 }
+
+/**
+ * The `redis` section from the environment alone, for commands run without a config file (`tradebot
+ * api`): the daemon's variables (TRADEBOT_REDIS_URL[_FILE], _SENTINELS with _SENTINEL_NAME,
+ * _CLUSTER_NODES, _TLS, _PREFIX, TRADEBOT_CONFIG__REDIS__*) and checks, so a deployment that finds
+ * Redis through sentinels or a cluster is found the same way, never silently not at all.
+ */
+export function redisSectionFromEnv(env: NodeJS.ProcessEnv): FrozenConfig['redis'] {
+  const file = '<environment>';
+  const redisEnv = Object.fromEntries(Object.entries(env).filter(([name]) => ENV_ALIASES[name]?.[0] === 'redis' || name.startsWith(`${GENERIC_PREFIX}REDIS__`)));
+  const merged: Record<string, unknown> = {};
+  applyEnvOverrides(merged, redisEnv, file);
+  applyRedisUrlFile(merged, env, file);
+  const result = redisOnly.safeParse({ redis: merged['redis'] ?? {} });
+  if (!result.success) throw configErrorFromZod(result.error, file);
+  const error = redisWhereError(result.data.redis, file);
+  if (error !== undefined) throw error;
+  return deepFreeze(result.data.redis) as FrozenConfig['redis'];
+}
+
+const redisOnly = z.strictObject({ redis: configSchema.shape.redis });
 
 function rejectSecrets(node: unknown, path: string[], file: string): void {
   if (node === null || typeof node !== 'object') return;

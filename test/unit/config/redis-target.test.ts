@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { parseConfig } from '../../../src/config/load';
+import { parseConfig, redisSectionFromEnv } from '../../../src/config/load';
 import { redisTargetOf, usesRedis } from '../../../src/config/redis-target';
 
 const paper = {
@@ -49,5 +49,26 @@ describe('where Redis is: a URL, sentinels or cluster nodes (issue #32)', () => 
   test('a password in the environment and its _FILE at once is refused', () => {
     const env = { TRADEBOT_REDIS_CLUSTER_NODES: 'redis-0:6379', TRADEBOT_REDIS_PASSWORD: 'a', TRADEBOT_REDIS_PASSWORD_FILE: '/nonexistent' };
     expect(() => redisTargetOf(parseConfig(paper, env), env)).toThrow('set either TRADEBOT_REDIS_PASSWORD or TRADEBOT_REDIS_PASSWORD_FILE, not both');
+  });
+
+  describe('from the environment alone (`tradebot api` has no config file)', () => {
+    test('each form reads as the daemon reads it, with the key prefix', () => {
+      const env = { TRADEBOT_REDIS_SENTINELS: 's0:26379,s1:26379', TRADEBOT_REDIS_SENTINEL_NAME: 'tb', TRADEBOT_REDIS_PREFIX: 'desk', TRADEBOT_API_KEY: 'k' };
+      const section = redisSectionFromEnv(env);
+      expect(section.keyPrefix).toBe('desk');
+      expect(redisTargetOf({ redis: section }, env)).toMatchObject({ kind: 'sentinel', name: 'tb', sentinels: [{ host: 's0', port: 26379 }, { host: 's1', port: 26379 }] });
+      const cluster = { TRADEBOT_REDIS_CLUSTER_NODES: 'r0:6379' };
+      expect(redisTargetOf({ redis: redisSectionFromEnv(cluster) }, cluster)).toMatchObject({ kind: 'cluster' });
+      expect(redisTargetOf({ redis: redisSectionFromEnv({}) }, {})).toBeUndefined();
+    });
+
+    test.each([
+      [{ TRADEBOT_REDIS_SENTINELS: 's:26379' }, 'redis.sentinelName: required with redis.sentinels'],
+      [{ TRADEBOT_REDIS_CLUSTER_NODES: 'redis-0' }, 'redis.clusterNodes.0: expected host:port'],
+      [{ TRADEBOT_CONFIG__REDIS__SENTINAL_NAME: 'tb' }, 'sentinalName'],
+      [{ TRADEBOT_REDIS_URL: 'redis://a:6379', TRADEBOT_REDIS_CLUSTER_NODES: 'r0:6379' }, 'redis.url and redis.clusterNodes are set'],
+    ])('refused, naming the setting: %j', (env, message) => {
+      expect(() => redisSectionFromEnv(env)).toThrow(message);
+    });
   });
 });
