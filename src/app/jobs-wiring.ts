@@ -11,6 +11,7 @@ import { recordKillSwitchRefresh, type Metrics } from '../metrics/registry';
 import Redis from 'ioredis';
 import { checkRedisHealth } from '../store/redis';
 import { RedisPrimaryWatch } from '../store/redis-primary-watch';
+import type { NonceSource } from '../exchange/nonce/nonce-source';
 import { CronJobScheduler, createJobScheduler, type JobEvents, type JobScheduler } from '../jobs/scheduler';
 import type { Clock } from '../core/clock';
 import type { DaemonContext } from './daemon-context';
@@ -69,9 +70,17 @@ export async function startSchedulers(ctx: DaemonContext, venue: Venue, loaded: 
   wall.add({ name: 'trading-state', schedule: { kind: 'every', everyMs: 1000 }, run: () => tradingControl.sync() });
   wall.add(runtime.controlJob);
   if (redis !== undefined) {
-    wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => { ctx.onRedisUp((await checkRedisHealth(redis)).ok); } });
-    // A Cluster's shards fail over inside ioredis: one primary to follow exists only without it.
-    if (redis instanceof Redis) await watchRedisPrimary(ctx, redis, async () => { await exec.reconciler.runOnce(); await book.refresh(); });
+    // A failover can lose nonces already sent: raised past them on every check too, since a Cluster's
+    // shards fail over inside ioredis, unseen by the watch below.
+    wall.add({ name: 'redis-health', schedule: { kind: 'every', everyMs: 5000 }, run: async () => {
+      const up = (await checkRedisHealth(redis)).ok;
+      ctx.onRedisUp(up);
+      if (up) await raiseNonces(ctx, state.nonces);
+    } });
+    // One primary to follow exists only without a Cluster.
+    if (redis instanceof Redis) {
+      await watchRedisPrimary(ctx, redis, async () => { await raiseNonces(ctx, state.nonces); await exec.reconciler.runOnce(); await book.refresh(); });
+    }
   }
   // Read on a timer, not per request: with the Redis bucket each read is a round trip.
   wall.add({
@@ -103,6 +112,12 @@ async function watchRedisPrimary(ctx: DaemonContext, redis: Redis, reconcileNow:
   });
   await watch.start();
   ctx.closers.push({ name: 'redis primary watch', close: async () => watch.stop() });
+}
+
+/** Stored nonces back above every nonce this daemon sent (a failover may have lost the latest); said when one had to move. */
+async function raiseNonces(ctx: DaemonContext, nonces: NonceSource): Promise<void> {
+  const raised = await nonces.raisePastIssued();
+  if (raised > 0) componentLogger(ctx.log, 'redis').warn({ keys: raised }, 'nonce below one already sent (lost in a Redis failover): raised past it');
 }
 
 /** The drift check every drift.intervalMinutes, when configured and possible (it reads the deployment's records). */

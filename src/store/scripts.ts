@@ -69,6 +69,7 @@ export function findScriptsDir(start: string = __dirname): string {
 const SCRIPT_FILES = {
   tbReserveNonce: { file: 'reserve-nonce.lua', keys: 1 },
   tbRepairNonce: { file: 'repair-nonce.lua', keys: 1 },
+  tbRaiseNonce: { file: 'raise-nonce.lua', keys: 1 },
   tbTakeTokens: { file: 'take-tokens.lua', keys: 1 },
   tbRecordOrder: { file: 'record-order.lua', keys: 7 },
   tbTransitionOrder: { file: 'transition-order.lua', keys: 5 },
@@ -110,6 +111,7 @@ type Arg = string | number;
 export interface StoreScripts {
   reserveNonce(key: string, nowMs: number, maxLeadMs: number, ttlMs: number, ceilingMs: number): Promise<ScriptReply>;
   repairNonce(key: string, nowMs: number, ceilingMs: number, ttlMs: number): Promise<ScriptReply>;
+  raiseNonce(key: string, floorMs: number, ttlMs: number): Promise<ScriptReply>;
   takeTokens(key: string, capacity: number, ratePerMs: number, want: number, ttlMs: number): Promise<ScriptReply>;
   recordOrder(keys: readonly [string, string, string, string, string, string, string], args: readonly Arg[]): Promise<ScriptReply>;
   /** recordOrder, then WAIT for `replicas` in one round trip on the keys' node; also the number of replicas that acknowledged. */
@@ -139,6 +141,7 @@ export function storeScripts(redis: RedisConnection): StoreScripts {
   const scripts: StoreScripts = {
     reserveNonce: (key, nowMs, maxLeadMs, ttlMs, ceilingMs) => r.tbReserveNonce(key, Math.trunc(nowMs), maxLeadMs, ttlMs, Math.trunc(ceilingMs)),
     repairNonce: (key, nowMs, ceilingMs, ttlMs) => r.tbRepairNonce(key, Math.trunc(nowMs), Math.trunc(ceilingMs), ttlMs),
+    raiseNonce: (key, floorMs, ttlMs) => r.tbRaiseNonce(key, Math.trunc(floorMs), ttlMs),
     // %.17g keeps the float rate exact through the string conversion
     takeTokens: (key, capacity, ratePerMs, want, ttlMs) => r.tbTakeTokens(key, capacity, ratePerMs.toPrecision(17), want, ttlMs),
     recordOrder: (keys, args) => r.tbRecordOrder(...keys, ...args),

@@ -48,6 +48,11 @@ export class InMemoryNonceSource implements NonceSource {
     return Promise.resolve({ repaired: true, last });
   }
 
+  /** Nothing to raise: this process's memory is the store and never loses a write. */
+  raisePastIssued(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   async nextNonce(apiKey: string): Promise<number> {
     const { clock, maxLeadMs, maxWaitMs, sleep } = this.settings;
     let waited = 0;

@@ -14,6 +14,11 @@ export interface NonceSource {
    * poisoned value in `last`). A sane one is left alone.
    */
   repairPoisoned(apiKey: string): Promise<{ readonly repaired: boolean; readonly last: number }>;
+  /**
+   * After the store lost writes (a Redis failover): every stored nonce is raised to the highest this
+   * source handed out, so none is repeated or undercut. Returns the keys it had to raise.
+   */
+  raisePastIssued(): Promise<number>;
 }
 
 /**

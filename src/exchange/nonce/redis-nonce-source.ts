@@ -87,6 +87,8 @@ export class RedisNonceSource implements NonceSource {
   private readonly ttlMs: number;
   private readonly settings: ReturnType<typeof nonceSettings>;
   private readonly keyCache = new Map<string, string>();
+  /** The highest nonce handed out per key, for raisePastIssued. */
+  private readonly issued = new Map<string, number>();
   private offsetMs = 0;
   /** Times a call had to wait for the clock (for metrics). */
   throttled = 0;
@@ -114,10 +116,11 @@ export class RedisNonceSource implements NonceSource {
       const ceiling = this.ceiling(local);
       const reply = await withStore('reserveNonce', () => this.scripts.reserveNonce(key, now, maxLeadMs, this.ttlMs, ceiling));
       const code = replyCode(reply);
-      if (code === 1) return Number(reply[1]);
-      if (code === 2) {
-        this.repaired++;
-        return Number(reply[1]);
+      if (code === 1 || code === 2) {
+        if (code === 2) this.repaired++;
+        const nonce = Number(reply[1]);
+        this.issued.set(key, Math.max(nonce, this.issued.get(key) ?? 0));
+        return nonce;
       }
       const waitMs = Number(reply[1]);
       if (code !== LuaErrorCode.NonceAhead || waited + waitMs > maxWaitMs) {
@@ -137,6 +140,15 @@ export class RedisNonceSource implements NonceSource {
     const local = this.settings.clock.nowMs();
     const reply = await withStore('repairNonce', () => this.scripts.repairNonce(this.keyFor(apiKey), local + this.offsetMs, this.ceiling(local), this.ttlMs));
     return { repaired: replyCode(reply) === 1, last: Number(reply[1]) };
+  }
+
+  async raisePastIssued(): Promise<number> {
+    let raised = 0;
+    for (const [key, highest] of this.issued) {
+      const reply = await withStore('raiseNonce', () => this.scripts.raiseNonce(key, highest, this.ttlMs));
+      if (replyCode(reply) === 1) raised++;
+    }
+    return raised;
   }
 
   /** No nonce is stored above this: the local clock plus the largest offset followed plus the lead. */

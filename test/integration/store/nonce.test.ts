@@ -71,6 +71,21 @@ describe('nonce allocation in Redis', () => {
     await expect(stuck.nextNonce('k1')).rejects.toBeInstanceOf(NotReadyError);
   });
 
+  test('after a failover lost the latest nonces, the key is raised past every nonce this process sent', async () => {
+    const redis = await ctx.client();
+    const prefix = ctx.prefix();
+    const clock = new ManualClock(1_700_000_000_000);
+    const source = new RedisNonceSource({ redis, prefix, clock, maxLeadMs: 4000 });
+    const sent = [await source.nextNonce('k1'), await source.nextNonce('k1'), await source.nextNonce('k1')];
+    expect(sent).toEqual([1_700_000_000_000, 1_700_000_000_001, 1_700_000_000_002]);
+    const key = StoreKeys.forApiKey('k1', prefix).nonce();
+    await redis.set(key, String(sent[0])); // the new primary had only the first
+    expect(await source.raisePastIssued()).toBe(1);
+    expect(await redis.get(key)).toBe(String(sent[2]));
+    expect(await source.nextNonce('k1')).toBe(1_700_000_000_003);
+    expect(await source.raisePastIssued()).toBe(0); // nothing lost: left alone
+  });
+
   test('uses the measured clock offset, and keys are per API key', async () => {
     const redis = await ctx.client();
     const prefix = ctx.prefix();
