@@ -23,7 +23,7 @@ export interface SweepQueue {
  * server without its password. BullMQ's own connections are opened only once that one answered.
  */
 export async function openSweepQueue(config: QueueConfig, timeoutMs = 5000): Promise<SweepQueue> {
-  const redis = createRedis(config.url.reveal(), { lazyConnect: true, commandTimeoutMs: 60_000, connectionName: 'tradebot-sweep-data' });
+  const redis = createRedis(config.target.reveal(), { lazyConnect: true, commandTimeoutMs: 60_000, connectionName: 'tradebot-sweep-data' });
   try {
     await connectRedis(redis, timeoutMs);
   } catch (err) {

@@ -39,7 +39,7 @@ export interface SweepWorkerService {
  * done or failed for good) puts the results in order and, for a sweep, ranks and renders the files.
  */
 export async function startSweepWorker(o: SweepWorkerOptions): Promise<SweepWorkerService> {
-  const redis = createRedis(o.config.url.reveal(), { lazyConnect: true, commandTimeoutMs: 60_000, connectionName: 'tradebot-sweep-worker-data' });
+  const redis = createRedis(o.config.target.reveal(), { lazyConnect: true, commandTimeoutMs: 60_000, connectionName: 'tradebot-sweep-worker-data' });
   try {
     await connectRedis(redis, 5000);
   } catch (err) {

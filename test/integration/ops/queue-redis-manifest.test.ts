@@ -80,7 +80,7 @@ test('the StatefulSet\'s redis-server args with the Secret\'s redis-auth.conf: p
   chmodSync(urlFile, 0o400);
   const queue = queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: urlFile });
   expect(queue.where).toBe(`redis://127.0.0.1:${port}/0`);
-  const worker = new Redis(bullConnection(queue).url);
+  const worker = new Redis(bullConnection(queue).url as string);
   expect(await worker.ping()).toBe('PONG');
   // The manifest's settings hold with the config file in front of them.
   expect(await worker.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collectBatch, rankedOfSweepJson } from '../../../src/backtest/queue/collect-batch';
-import { queueConfigFromEnv, safeMessage } from '../../../src/backtest/queue/queue-config';
+import { bullConnection, queueConfigFromEnv, safeMessage } from '../../../src/backtest/queue/queue-config';
 import { canonicalJson } from '../../../src/core/canonical-json';
 import { batchId, chunkJobId, chunkOfKey, chunksOf, type BatchContent, type CollectData } from '../../../src/backtest/queue/queue-jobs';
 import { checkStrategySources } from '../../../src/backtest/queue/strategy-sources';
@@ -71,6 +71,23 @@ test('queue config: the URL is required, checked, and its password never shown',
   expect(queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: join(dir, 'url') }).where).toBe('redis://queue:6380/1');
   expect(() => queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: join(dir, 'url'), TRADEBOT_QUEUE_REDIS_URL: 'redis://h:1' })).toThrow(/either TRADEBOT_QUEUE_REDIS_URL or TRADEBOT_QUEUE_REDIS_URL_FILE/);
   expect(() => queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_URL_FILE: join(dir, 'missing') })).toThrow(/cannot be read: ENOENT/);
+});
+
+test('queue config through sentinels: the daemon\'s form under TRADEBOT_QUEUE_REDIS_*, checked, passwords never shown', () => {
+  const env = {
+    TRADEBOT_QUEUE_REDIS_SENTINELS: 's0:26379, s1:26379', TRADEBOT_QUEUE_REDIS_SENTINEL_NAME: 'queue',
+    TRADEBOT_QUEUE_REDIS_PASSWORD: 'hunter2', TRADEBOT_QUEUE_REDIS_SENTINEL_PASSWORD: 'sentinel-pw',
+  };
+  const c = queueConfigFromEnv(env);
+  expect(c.where).toBe('sentinel queue at s0:26379,s1:26379');
+  expect(JSON.stringify(c)).not.toMatch(/hunter2|sentinel-pw/);
+  expect(bullConnection(c)).toMatchObject({ sentinels: [{ host: 's0', port: 26379 }, { host: 's1', port: 26379 }], name: 'queue', password: 'hunter2', sentinelPassword: 'sentinel-pw', maxRetriesPerRequest: null });
+  expect(safeMessage(new Error('NOAUTH hunter2 / sentinel-pw'), c)).toBe('NOAUTH *** / ***');
+  expect(() => queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_SENTINELS: 's0:26379' })).toThrow(/TRADEBOT_QUEUE_REDIS_SENTINEL_NAME: the master group/);
+  expect(() => queueConfigFromEnv({ TRADEBOT_QUEUE_REDIS_SENTINEL_NAME: 'q' })).toThrow(/set without TRADEBOT_QUEUE_REDIS_SENTINELS/);
+  expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_URL: 'redis://h:1' })).toThrow(/are set: say where the queue Redis is one way/);
+  expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_SENTINELS: 's0' })).toThrow(/expected host:port, got "s0"/);
+  expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_TLS: 'yes' })).toThrow(/TRADEBOT_QUEUE_REDIS_TLS: true or false/);
 });
 
 test('a worker\'s strategy files must match the submitter\'s', () => {
