@@ -4,7 +4,7 @@ import type { FrozenConfig } from '../config/load';
 import { NotReadyError, StoreUnavailableError } from '../domain/errors';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordStore } from '../metrics/registry';
-import { connectRedis, connectTo, type RedisConnection } from '../store/redis';
+import { connectRedis, connectTo, infoField, type RedisConnection } from '../store/redis';
 import { redisTargetOf } from '../config/redis-target';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
 import { accountKeys } from './account-store';
@@ -115,7 +115,7 @@ async function waitForRedis(redis: RedisConnection, boundSeconds: number | undef
 /** Fewer replicas than redis.replicaAcks asks for refuse every order: said at start, loudly. */
 async function warnFewReplicas(redis: RedisConnection, wanted: number, log: Logger): Promise<void> {
   const info = await redis.info('replication').catch(() => '');
-  const connected = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
+  const connected = Number(infoField(info, 'connected_slaves') ?? 0);
   if (connected >= wanted) return;
   log.error({ replicaAcks: wanted, connectedReplicas: connected }, 'redis.replicaAcks asks for more replicas than the primary has connected: every order is refused (rule journal_replication) until enough replicas connect');
 }

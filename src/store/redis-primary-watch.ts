@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import type { Clock } from '../core/clock';
+import { infoField } from './redis';
 
 /** A primary answers again after the connection was lost. */
 export interface PrimaryBack {
@@ -67,7 +68,7 @@ export class RedisPrimaryWatch {
 
   private async identity(): Promise<Identity> {
     const info = await this.redis.info('server');
-    const runId = /run_id:(\w+)/.exec(info)?.[1] ?? '';
+    const runId = infoField(info, 'run_id') ?? '';
     const stream = this.redis.stream as { remoteAddress?: string; remotePort?: number } | undefined;
     return { address: `${stream?.remoteAddress ?? '?'}:${stream?.remotePort ?? '?'}`, runId };
   }

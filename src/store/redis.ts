@@ -161,6 +161,14 @@ export async function connectRedis(redis: RedisConnection, timeoutMs = 5000): Pr
   });
 }
 
+/** One field of an INFO reply (`name:value` lines), undefined when the reply has none. */
+export function infoField(info: string, name: string): string | undefined {
+  for (const line of info.split('\n')) {
+    if (line.startsWith(`${name}:`)) return line.slice(name.length + 1).trim();
+  }
+  return undefined;
+}
+
 export interface RedisHealth {
   readonly ok: boolean;
   /** ioredis connection status (`ready`, `reconnecting`, ...). */

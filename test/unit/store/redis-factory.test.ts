@@ -1,4 +1,4 @@
-import { reconnectDelayMs, storeError } from '../../../src/store/redis';
+import { infoField, reconnectDelayMs, storeError } from '../../../src/store/redis';
 import { StaleStateError, StoreUnavailableError } from '../../../src/domain/errors';
 
 describe('Redis factory helpers', () => {
@@ -16,5 +16,10 @@ describe('Redis factory helpers', () => {
     expect(wrapped.message).toContain('recordOrder');
     const own = new StaleStateError('x');
     expect(storeError(own, 'op')).toBe(own);
+  });
+
+  test('INFO fields: by exact name, CRLF trimmed, absent is undefined', () => {
+    const info = '# Replication\r\nrole:master\r\nconnected_slaves:2\r\nslave0:ip=127.0.0.1,port=7001\r\n# Server\r\nrun_id:abc123\r\n';
+    expect([infoField(info, 'connected_slaves'), infoField(info, 'run_id'), infoField(info, 'slave'), infoField(info, 'nope')]).toEqual(['2', 'abc123', undefined, undefined]);
   });
 });
