@@ -19,7 +19,9 @@ export interface SentinelSwitchSource {
  * `disconnect(true)`, which reconnects through the sentinels; a connection being made already asks
  * them. Announcements for other master groups sharing the sentinels are ignored.
  *
- * The subscriptions end with the client (its `end` event).
+ * The subscriptions end with the client: its `end` event, or its owner's `disconnect()`/`quit()`
+ * (ioredis emits no `end` for a client disconnected while it was reconnecting, and the
+ * subscriptions would then retry dead sentinels for ever, keeping the process alive).
  */
 export function followSentinelSwitches(redis: Redis, source: SentinelSwitchSource, reconnectDelay: (times: number) => number): void {
   const subscribers = source.sentinels.map((s) => {
@@ -39,7 +41,18 @@ export function followSentinelSwitches(redis: Redis, source: SentinelSwitchSourc
     sub.subscribe(SWITCH_CHANNEL).catch(() => undefined);
     return sub;
   });
-  redis.once('end', () => { for (const sub of subscribers) sub.disconnect(); });
+  const stop = (): void => { for (const sub of subscribers) sub.disconnect(); };
+  redis.once('end', stop);
+  const disconnect = redis.disconnect.bind(redis);
+  redis.disconnect = (reconnect?: boolean): void => {
+    if (reconnect !== true) stop();
+    disconnect(reconnect);
+  };
+  const quit = redis.quit.bind(redis);
+  redis.quit = ((...args: Parameters<Redis['quit']>) => {
+    stop();
+    return quit(...args);
+  }) as Redis['quit'];
 }
 
 /** Sentinel's announcement: `<master name> <old ip> <old port> <new ip> <new port>`. */

@@ -155,7 +155,8 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
     },
     failover: async () => {
       const old = await askSentinel();
-      await withClient(sentinels[0]!.port, (r) => r.call('SENTINEL', 'FAILOVER', name));
+      // Refused (INPROG, NOGOODSLAVE) while the group still settles an earlier failover: asked again.
+      await until('SENTINEL FAILOVER accepted', () => withClient(sentinels[0]!.port, async (r) => (await r.call('SENTINEL', 'FAILOVER', name)) === 'OK'));
       await until('a new primary', async () => (await askSentinel()) !== old);
       const now = await askSentinel();
       await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
