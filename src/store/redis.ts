@@ -139,9 +139,13 @@ export async function connectRedis(redis: RedisConnection, timeoutMs = 5000): Pr
   if (redis.status === 'end') throw new StoreUnavailableError('Redis connection was closed for good (quit/disconnect)', { status: redis.status });
   if (redis.status === 'wait') redis.connect().catch(() => undefined);
   await new Promise<void>((resolve, reject) => {
+    // What went wrong, said with the timeout: a refused certificate or password reads very differently from silence.
+    let lastError: string | undefined;
+    const onError = (err: Error): void => { lastError = err.message; };
     const timer = setTimeout(() => {
       cleanup();
-      reject(new StoreUnavailableError(`Redis not ready within ${timeoutMs} ms`, { status: redis.status }));
+      const why = lastError === undefined ? '' : ` (last error: ${lastError})`;
+      reject(new StoreUnavailableError(`Redis not ready within ${timeoutMs} ms${why}`, { status: redis.status }));
     }, timeoutMs);
     const onReady = (): void => {
       cleanup();
@@ -155,9 +159,11 @@ export async function connectRedis(redis: RedisConnection, timeoutMs = 5000): Pr
       clearTimeout(timer);
       redis.off('ready', onReady);
       redis.off('end', onEnd);
+      redis.off('error', onError);
     };
     redis.once('ready', onReady);
     redis.once('end', onEnd);
+    redis.on('error', onError);
   });
 }
 

@@ -1,6 +1,7 @@
 import { startThrowawayRedis, type ThrowawayRedis } from './redis-server';
+import { startCluster, type ThrowawayCluster } from './redis-topology';
 import { startOutputCapture } from './output-capture';
-import { CHROMIUM, missingEnv, PROMETHEUS, PROMTOOL, provideTool, REDIS_SERVER } from './system-tools';
+import { CHROMIUM, missingEnv, OPENSSL, PROMETHEUS, PROMTOOL, provideTool, REDIS_SERVER } from './system-tools';
 
 // One throwaway Redis for the whole run, shared by the test workers through TRADEBOT_TEST_REDIS_URL.
 // Each test isolates itself with its own key prefix. A URL given by the caller is used as is.
@@ -12,7 +13,7 @@ export default async function globalSetup(): Promise<void> {
   // Every node child process of the run copies its output to a per-run directory that the
   // globalTeardown scans for test secrets (see output-capture.ts).
   startOutputCapture();
-  for (const tool of [CHROMIUM, PROMTOOL, PROMETHEUS]) {
+  for (const tool of [CHROMIUM, PROMTOOL, PROMETHEUS, OPENSSL]) {
     const missing = provideTool(tool);
     if (missing === undefined) delete process.env[missingEnv(tool)];
     else {
@@ -20,10 +21,17 @@ export default async function globalSetup(): Promise<void> {
       process.stderr.write(`${missing}\n`);
     }
   }
-  if (process.env['TRADEBOT_TEST_REDIS_URL']) return;
   const missingRedis = provideTool(REDIS_SERVER);
-  if (missingRedis !== undefined) throw new Error(missingRedis);
-  const redis: ThrowawayRedis = await startThrowawayRedis();
-  process.env['TRADEBOT_TEST_REDIS_URL'] = redis.url;
-  (globalThis as { __tradebotRedis?: ThrowawayRedis }).__tradebotRedis = redis;
+  if (missingRedis !== undefined && !process.env['TRADEBOT_TEST_REDIS_URL']) throw new Error(missingRedis);
+  if (!process.env['TRADEBOT_TEST_REDIS_URL']) {
+    const redis: ThrowawayRedis = await startThrowawayRedis();
+    process.env['TRADEBOT_TEST_REDIS_URL'] = redis.url;
+    (globalThis as { __tradebotRedis?: ThrowawayRedis }).__tradebotRedis = redis;
+  }
+  // The store suites run on a 3-primary Cluster too (issue #32), one for the whole run.
+  if (missingRedis === undefined && !process.env['TRADEBOT_TEST_REDIS_CLUSTER_NODES']) {
+    const cluster = await startCluster(3);
+    process.env['TRADEBOT_TEST_REDIS_CLUSTER_NODES'] = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
+    (globalThis as { __tradebotCluster?: ThrowawayCluster }).__tradebotCluster = cluster;
+  }
 }

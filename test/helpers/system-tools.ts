@@ -30,6 +30,10 @@ export const PROMTOOL: SystemTool = {
   name: 'promtool', command: 'promtool', probeArgs: ['--version'], debianPackage: 'prometheus',
   otherwise: 'or put Prometheus 2.x (prometheus and promtool) on PATH',
 };
+export const OPENSSL: SystemTool = {
+  name: 'openssl', command: 'openssl', probeArgs: ['version'], debianPackage: 'openssl',
+  otherwise: 'macOS: brew install openssl (makes the throwaway certificates of the TLS test)',
+};
 export const PROMETHEUS: SystemTool = {
   name: 'prometheus', command: 'prometheus', probeArgs: ['--version'], debianPackage: 'prometheus',
   otherwise: 'or put Prometheus 2.x (prometheus and promtool) on PATH',

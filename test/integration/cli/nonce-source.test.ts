@@ -1,21 +1,17 @@
 import { createNonceSource } from '../../../src/cli/nonce-source-factory';
 import { StoreKeys } from '../../../src/store/keys';
 import { connectRedis, createRedisCluster } from '../../../src/store/redis';
-import { startCluster, type ThrowawayCluster } from '../../helpers/redis-topology';
+import { testClusterNodes } from '../store/redis-test-context';
 
 // `tradebot api` signs with the daemon's nonce allocator wherever the daemon's Redis is: here a
 // Cluster given only as TRADEBOT_REDIS_CLUSTER_NODES (it used to read TRADEBOT_REDIS_URL alone and
 // fall back, silently, to in-process nonces that can undercut the daemon's).
-jest.setTimeout(180_000);
-
-let cluster: ThrowawayCluster | undefined;
-afterAll(async () => { await cluster?.stop(); });
 
 test('with cluster nodes in the environment: the nonce comes from, and moves, the daemon\'s key', async () => {
-  cluster = await startCluster(3);
-  const env = { TRADEBOT_REDIS_CLUSTER_NODES: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','), TRADEBOT_REDIS_PREFIX: 'tbcli' };
+  const nodes = testClusterNodes(); // the run's Cluster (Jest globalSetup)
+  const env = { TRADEBOT_REDIS_CLUSTER_NODES: nodes.map((n) => `${n.host}:${n.port}`).join(','), TRADEBOT_REDIS_PREFIX: 'tbcli' };
   const key = StoreKeys.forApiKey('cli-key', 'tbcli').nonce();
-  const redis = createRedisCluster({ kind: 'cluster', nodes: cluster.nodes, tls: false }, { lazyConnect: true });
+  const redis = createRedisCluster({ kind: 'cluster', nodes, tls: false }, { lazyConnect: true });
   try {
     await connectRedis(redis, 10_000);
     const ahead = Date.now() + 10;

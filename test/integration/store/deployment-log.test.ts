@@ -2,7 +2,7 @@ import { StoreKeys } from '../../../src/store/keys';
 import { RedisDeploymentLog } from '../../../src/store/deployment-log';
 import type { DeploymentLog, DeploymentLogLimits, RecordedCandle } from '../../../src/store/deployment-log-port';
 import { InMemoryDeploymentLog } from '../../../src/store/memory/in-memory-deployment-log';
-import { RedisTestContext } from './redis-test-context';
+import { RedisTestContext, TOPOLOGIES } from './redis-test-context';
 
 function candle(time: number, close = '100.5', source: RecordedCandle['source'] = 'live'): RecordedCandle {
   return { market: 'BTC_USDT', interval: '1m', time, open: '100', high: '101', low: '99', close, volume: '2.5', volumeMoney: '250', source, stale: false, receivedMarketMs: (time + 61) * 1000 };
@@ -10,11 +10,11 @@ function candle(time: number, close = '100.5', source: RecordedCandle['source'] 
 
 const adapters: [string, (limits?: DeploymentLogLimits) => Promise<{ log: DeploymentLog; close: () => Promise<void> }>][] = [
   ['memory', async (limits) => ({ log: new InMemoryDeploymentLog(limits), close: async () => undefined })],
-  ['Redis', async (limits) => {
-    const ctx = new RedisTestContext();
-    const redis = await ctx.client();
+  ...TOPOLOGIES.map((topology): (typeof adapters)[number] => [`Redis ${topology}`, async (limits) => {
+    const ctx = new RedisTestContext(topology);
+    const redis = await ctx.connection();
     return { log: new RedisDeploymentLog(redis, new StoreKeys('drift-test', ctx.prefix()), limits), close: () => ctx.cleanup() };
-  }],
+  }]),
 ];
 
 describe.each(adapters)('deployment log (%s)', (_name, open) => {

@@ -3,23 +3,19 @@ import { StoreKeys } from '../../../src/store/keys';
 import { RedisLeaseStore } from '../../../src/store/lease-store';
 import { RedisOrderStore } from '../../../src/store/order-store';
 import { connectRedis, createRedisCluster } from '../../../src/store/redis';
-import { startCluster, type ThrowawayCluster } from '../../helpers/redis-topology';
+import { testClusterNodes } from './redis-test-context';
 import { RedisNonceSource } from '../../../src/exchange/nonce/redis-nonce-source';
 import { RedisTokenBucket } from '../../../src/limiter/redis-token-bucket';
 import { surveyTimeline } from '../../../src/store/timeline-keys';
 import { newOrder, orderStoreContract } from './order-store.contract';
 
 // The journal and leases on a real 3-primary Redis Cluster (issue #32): every key of an account shares one hash slot.
-let cluster: ThrowawayCluster | undefined;
-let started: Promise<ThrowawayCluster> | undefined;
+// The run's Cluster (Jest globalSetup); each test's keys under an account of its own.
+const nodes = testClusterNodes();
 let tests = 0;
-// Starting three servers and assigning the slots takes seconds on a loaded machine: once, before the contract's hooks.
-beforeAll(async () => { cluster = await (started ??= startCluster(3)); }, 180_000);
-afterAll(async () => { await cluster?.stop(); });
 
 orderStoreContract('Redis Cluster', async () => {
-  cluster = await (started ??= startCluster(3));
-  const redis = createRedisCluster({ kind: 'cluster', nodes: cluster.nodes, tls: false }, { lazyConnect: true });
+  const redis = createRedisCluster({ kind: 'cluster', nodes, tls: false }, { lazyConnect: true });
   await connectRedis(redis, 10_000);
   const keys = StoreKeys.forApiKey(`cluster-key-${tests++}`, 'tbtest-cluster');
   const clock = new ManualClock(1_000);
@@ -34,8 +30,7 @@ orderStoreContract('Redis Cluster', async () => {
 
 describe('the other Redis stores on the Cluster', () => {
   test('nonces keep rising, the token bucket takes and refuses, and a namespace scan finds the account\'s keys on its primary', async () => {
-    cluster = await (started ??= startCluster(3));
-    const redis = createRedisCluster({ kind: 'cluster', nodes: cluster.nodes, tls: false }, { lazyConnect: true });
+    const redis = createRedisCluster({ kind: 'cluster', nodes, tls: false }, { lazyConnect: true });
     try {
       await connectRedis(redis, 10_000);
       const keys = StoreKeys.forApiKey('cluster-other', 'tbtest-cluster');

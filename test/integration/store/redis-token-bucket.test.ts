@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '../../../src/domain/errors';
 import { LIMITS, type LimitTable } from '../../../src/limiter/limits';
 import { RedisTokenBucket, type GrantEvent } from '../../../src/limiter/redis-token-bucket';
 import { StoreKeys } from '../../../src/store/keys';
-import { RedisTestContext } from './redis-test-context';
+import { RedisTestContext, TOPOLOGIES } from './redis-test-context';
 
 /** The most grants inside any closed window [t, t + windowUs] (t at each grant). */
 function maxInAnyWindow(timesUs: number[], windowUs: number): number {
@@ -18,8 +18,8 @@ function maxInAnyWindow(timesUs: number[], windowUs: number): number {
 
 const small: LimitTable = { ...LIMITS, orders: { capacity: 40, windowMs: 1000 } };
 
-describe('RedisTokenBucket (shared by replicas)', () => {
-  const ctx = new RedisTestContext();
+describe.each(TOPOLOGIES)('RedisTokenBucket (shared by replicas) on %s Redis', (topology) => {
+  const ctx = new RedisTestContext(topology);
   afterEach(() => ctx.cleanup());
 
   test('3 replicas in parallel never exceed the limit in any window, on the Redis clock', async () => {
@@ -29,7 +29,7 @@ describe('RedisTokenBucket (shared by replicas)', () => {
       for (let i = 0; i < e.count; i++) grants.push(e.redisTimeUs);
     };
     const replicas = await Promise.all(
-      [0, 1, 2].map(async () => new RedisTokenBucket({ redis: await ctx.client(), keys, limits: small, safetyMargin: 1, burstFraction: 0.1, onGrant })),
+      [0, 1, 2].map(async () => new RedisTokenBucket({ redis: await ctx.connection(), keys, limits: small, safetyMargin: 1, burstFraction: 0.1, onGrant })),
     );
     const params = (replicas[0] as RedisTokenBucket).paramsFor('orders');
     expect(params).toMatchObject({ capacity: 4, windowBudget: 40 });
@@ -44,7 +44,7 @@ describe('RedisTokenBucket (shared by replicas)', () => {
   test('in one process: FIFO, high priority first, aborted waiters leave the queue', async () => {
     const keys = StoreKeys.forApiKey('bucket-key', ctx.prefix());
     const limits: LimitTable = { ...LIMITS, orders: { capacity: 20, windowMs: 1000 } };
-    const bucket = new RedisTokenBucket({ redis: await ctx.client(), keys, limits, safetyMargin: 1, burstFraction: 0.1 });
+    const bucket = new RedisTokenBucket({ redis: await ctx.connection(), keys, limits, safetyMargin: 1, burstFraction: 0.1 });
     await Promise.all([bucket.acquire('orders'), bucket.acquire('orders')]); // empty the burst (2)
     const order: string[] = [];
     const controller = new AbortController();
@@ -63,7 +63,7 @@ describe('RedisTokenBucket (shared by replicas)', () => {
 
   test('an already aborted signal rejects at once; a Redis failure rejects every waiter with StoreUnavailableError', async () => {
     const keys = StoreKeys.forApiKey('bucket-key', ctx.prefix());
-    const redis = await ctx.client();
+    const redis = await ctx.connection();
     const bucket = new RedisTokenBucket({ redis, keys });
     await expect(bucket.acquire('orders', { signal: AbortSignal.abort('gone') })).rejects.toBe('gone');
     expect(await bucket.available('orders')).toBe(bucket.paramsFor('orders').capacity);
