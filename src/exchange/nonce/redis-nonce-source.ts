@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../../store/redis';
 import { SystemClock, type Clock } from '../../core/clock';
-import { ConfigError } from '../../domain/errors';
+import { ConfigError, StoreUnavailableError } from '../../domain/errors';
 import { MAX_CLOCK_OFFSET_MS, type NonceSource } from './nonce-source';
 import { DEFAULT_KEY_PREFIX, StoreKeys } from '../../store/keys';
 import { withStore } from '../../store/redis';
@@ -94,6 +94,8 @@ export class RedisNonceSource implements NonceSource {
   throttled = 0;
   /** Times a poisoned nonce (above the ceiling) was replaced while allocating. */
   repaired = 0;
+  /** Times the store gave a nonce at or below one this process had sent (lost in a failover) and was raised. */
+  raisedAfterLoss = 0;
 
   constructor(opts: RedisNonceSourceOptions) {
     this.scripts = storeScripts(opts.redis);
@@ -110,6 +112,7 @@ export class RedisNonceSource implements NonceSource {
     const key = this.keyFor(apiKey);
     const { clock, maxLeadMs, maxWaitMs, sleep } = this.settings;
     let waited = 0;
+    let raisedHere = 0;
     for (;;) {
       const local = clock.nowMs();
       const now = local + this.offsetMs;
@@ -119,8 +122,16 @@ export class RedisNonceSource implements NonceSource {
       if (code === 1 || code === 2) {
         if (code === 2) this.repaired++;
         const nonce = Number(reply[1]);
-        this.issued.set(key, Math.max(nonce, this.issued.get(key) ?? 0));
-        return nonce;
+        const highest = this.issued.get(key) ?? 0;
+        if (nonce > highest) {
+          this.issued.set(key, nonce);
+          return nonce;
+        }
+        // The store lost nonces this process sent (a Redis failover): raised past them, then asked again.
+        if (++raisedHere > 2) throw new StoreUnavailableError('the stored nonce stays below one already sent after raising it', { key });
+        this.raisedAfterLoss++;
+        await withStore('raiseNonce', () => this.scripts.raiseNonce(key, highest, this.ttlMs));
+        continue;
       }
       const waitMs = Number(reply[1]);
       if (code !== LuaErrorCode.NonceAhead || waited + waitMs > maxWaitMs) {

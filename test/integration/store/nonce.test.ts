@@ -86,6 +86,17 @@ describe('nonce allocation in Redis', () => {
     expect(await source.raisePastIssued()).toBe(0); // nothing lost: left alone
   });
 
+  test('a nonce asked for before any raise is still above every nonce this process sent: the loss is seen and raised past', async () => {
+    const redis = await ctx.client();
+    const prefix = ctx.prefix();
+    const clock = new ManualClock(1_700_000_000_000);
+    const source = new RedisNonceSource({ redis, prefix, clock, maxLeadMs: 4000 });
+    for (let i = 0; i < 5; i++) await source.nextNonce('k1'); // ran 4 ms ahead of the clock
+    await redis.set(StoreKeys.forApiKey('k1', prefix).nonce(), '1700000000001'); // the new primary's copy
+    expect(await source.nextNonce('k1')).toBe(1_700_000_000_005);
+    expect(source.raisedAfterLoss).toBe(1);
+  });
+
   test('uses the measured clock offset, and keys are per API key', async () => {
     const redis = await ctx.client();
     const prefix = ctx.prefix();
