@@ -10,7 +10,7 @@ const nodeCommonJsGlobals = Object.fromEntries(
 
 export default tseslint.config(
   // broken.js is a strategy with a syntax error on purpose (the daemon must report it).
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/out/**', 'state/**', 'test/fixtures/**', 'test/integration/app/strategies/broken.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/out/**', 'state/**', 'test/fixtures/**', 'test/integration/app/broken-strategy/broken.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

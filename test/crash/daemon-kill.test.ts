@@ -4,7 +4,7 @@ import { startSimulatedExchange, type SimulatedExchange } from '../../src/simula
 import { storeKeysFor } from '../../src/app/account-store';
 import { RedisOrderStore } from '../../src/store/order-store';
 import { SystemClock } from '../../src/core/clock';
-import { DaemonProcess, requireBuild, ROOT, writeConfig, type LogLine } from '../integration/app/daemon-process';
+import { DaemonProcess, requireBuild, ROOT, TEST_STRATEGIES, writeConfig, type LogLine } from '../integration/app/daemon-process';
 import { compareJournalWithSim } from '../integration/execution/invariants';
 import { RedisTestContext, testRedisUrl } from '../integration/store/redis-test-context';
 
@@ -79,7 +79,7 @@ async function crashRun(o: { kills: number; startupKills: number; streams: 'off'
     paper: { exchangeUrl: sim.url },
     exchange: { streams: o.streams },
     redis: { keyPrefix: prefix },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }, { name: 'churn-oco' }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }, { name: 'churn-oco' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     killSwitch: { enabled: false },
     reconcile: { intervalSeconds: 1 },

@@ -6,7 +6,7 @@ import { startSimulatedExchange, type SimulatedExchange } from '../../src/simula
 import { RedisOrderStore } from '../../src/store/order-store';
 import { connectRedis, createRedis } from '../../src/store/redis';
 import { startSentinelGroup, type SentinelGroup } from '../helpers/redis-topology';
-import { DaemonProcess, requireBuild, ROOT, writeConfig, type LogLine } from '../integration/app/daemon-process';
+import { DaemonProcess, requireBuild, ROOT, TEST_STRATEGIES, writeConfig, type LogLine } from '../integration/app/daemon-process';
 import { compareJournalWithSim } from '../integration/execution/invariants';
 
 /**
@@ -52,7 +52,7 @@ test(`failover drill: ${KILLS} primary SIGKILLs under two daemons with replicaAc
   const cfg = writeConfig({
     mode: 'paper', paper: { exchangeUrl: sim.url }, exchange: { streams: 'off' },
     redis: { keyPrefix: prefix, replicaAcks: REPLICA_ACKS, replicaAckTimeoutMs: 500 },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     killSwitch: { enabled: false }, reconcile: { intervalSeconds: 1 }, metrics: { port: 0, host: '127.0.0.1' },
     log: { level: 'info' }, shutdown: { graceMs: 5000 },

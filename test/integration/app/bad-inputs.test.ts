@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { DaemonProcess, paperConfig, requireBuild, runCli, writeConfig } from './daemon-process';
+import { DaemonProcess, paperConfig, requireBuild, runCli, strategiesWithBroken, TEST_STRATEGIES, writeConfig } from './daemon-process';
 
 /** A bad config and bad strategies each refuse clearly: exit code 78 and a message naming the key path or the file. */
 jest.setTimeout(30_000);
@@ -51,7 +51,7 @@ test('a live daemon without its limits exits 78 at start-up naming every missing
 });
 
 test('check-config refuses a paper.exchangeUrl in plain http: off loopback (exit 78), accepts loopback (issue #29 finding 5)', () => {
-  // The shipped strategies (the test directory holds a deliberately broken module).
+  // The shipped strategies.
   const { paper: _unused, ...rest } = paperConfig({ strategies: { dir: path.join(__dirname, '../../../strategies'), enabled: [{ name: 'sma-cross' }] } });
   const remote = writeConfig({ ...rest, paper: { exchangeUrl: 'http://203.0.113.7:8080' } });
   const loopback = writeConfig({ ...rest, paper: { exchangeUrl: 'http://127.0.0.1:8080' } });
@@ -79,10 +79,10 @@ test('a secret in the config file is refused', () => {
 });
 
 test('check-config: OK summary for a good config; an enabled strategy that does not exist or whose params are invalid is named', () => {
-  const good = writeConfig(paperConfig());
+  const good = writeConfig(paperConfig({ strategies: { dir: strategiesWithBroken(), enabled: [{ name: 'churn' }] } }));
   const unknown = writeConfig(paperConfig({ strategies: { dir: path.dirname(good.file), enabled: [{ name: 'nope' }] } }));
   const badParams = writeConfig(paperConfig({
-    strategies: { dir: path.join(__dirname, 'strategies'), enabled: [{ name: 'churn', params: { amount: 5 } }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn', params: { amount: 5 } }] },
   }));
   try {
     const ok = runCli(['check-config', '--config', good.file], {});
@@ -178,7 +178,7 @@ test('check-config in live mode: a plain-http exchange URL and an API key with a
 test('check-config of a live config whose guests would run as threads exits 78 naming strategies.minGuestIsolation; an explicit minimum is shown', () => {
   const live = {
     ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' }, exchange: { baseUrl: 'https://whitebit.com' },
-    // The shipped strategies (the test directory holds a deliberately broken module).
+    // The shipped strategies.
     strategies: { dir: path.join(__dirname, '../../../strategies'), enabled: [{ name: 'sma-cross' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
   };

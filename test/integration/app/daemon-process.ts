@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
@@ -124,6 +124,22 @@ export function runCli(args: readonly string[], env: NodeJS.ProcessEnv): { code:
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * The test strategies (churn, churn-oco). Every daemon start describes each module of its strategy
+ * directory in a guest process of its own, so the deliberately broken module lives apart and is
+ * added only where a test wants it reported (strategiesWithBroken).
+ */
+export const TEST_STRATEGIES = path.join(ROOT, 'test/integration/app/strategies');
+
+/** A directory with the test strategies and the broken module (removed when the process exits). */
+export function strategiesWithBroken(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tradebot-strategies-'));
+  for (const f of readdirSync(TEST_STRATEGIES)) copyFileSync(path.join(TEST_STRATEGIES, f), path.join(dir, f));
+  copyFileSync(path.join(ROOT, 'test/integration/app/broken-strategy/broken.js'), path.join(dir, 'broken.js'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A paper config for tests: fast clock, the test strategies, metrics on a free port. */
 export function paperConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -133,7 +149,7 @@ export function paperConfig(overrides: Record<string, unknown> = {}): Record<str
       markets: [{ market: 'BTC_USDT', data: path.join(ROOT, 'config/data/btc_usdt-1m-sample.csv') }],
       balances: { USDT: '100000', BTC: '1' },
     },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     killSwitch: { enabled: false },
     reconcile: { intervalSeconds: 1 },

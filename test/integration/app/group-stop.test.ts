@@ -34,7 +34,6 @@ for (const [signal, isolation, reach] of [
         for (const sig of signals) process.kill(root as number, sig);
       }
       const { code } = await daemon.exit();
-      // The test directory's deliberately broken module is reported at load, before the start.
       const loud = daemon.lines.slice(daemon.lines.indexOf(started)).filter((l) => l.level === 'error' || l.level === 'fatal' || /paused|restarting|thread ended/.test(l.msg));
       expect([code, loud]).toEqual([0, []]);
       expect(daemon.count((l) => l.msg === 'stopped cleanly')).toBe(1);

@@ -1,8 +1,7 @@
 import Redis from 'ioredis';
-import * as path from 'node:path';
 import { Decimal } from '../../../src/domain/decimal';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
-import { DaemonProcess, requireBuild, ROOT, runCli, writeConfig, type LogLine } from './daemon-process';
+import { DaemonProcess, requireBuild, TEST_STRATEGIES, runCli, writeConfig, type LogLine } from './daemon-process';
 
 /**
  * The kill-switch as a dead man's switch, end to end: a simulated exchange started HERE (so it
@@ -34,7 +33,7 @@ beforeAll(async () => {
   cfg = writeConfig({
     mode: 'live',
     exchange: { baseUrl: sim.url, timeoutMs: 3000 },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }] },
     killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 12, refreshSeconds: 3 },
     // Live mode requires its limits (config/live-limits.ts); generous, the churn orders are small.
     risk: { defaults: { maxNotionalPerOrder: '100000', maxNotionalPerMarket: '1000000' }, dailyLossLimit: '100000' },

@@ -1,6 +1,5 @@
-import * as path from 'node:path';
 import { canonicalJson } from '../../../src/core/canonical-json';
-import { ROOT, runCli, type DaemonProcess, type LogLine } from './daemon-process';
+import { runCli, strategiesWithBroken, TEST_STRATEGIES, type DaemonProcess, type LogLine } from './daemon-process';
 import { PaperRedisSuite } from './paper-redis-suite';
 
 /**
@@ -9,7 +8,8 @@ import { PaperRedisSuite } from './paper-redis-suite';
  */
 jest.setTimeout(90_000);
 
-const suite = new PaperRedisSuite('paper');
+// Its strategy directory also holds a broken module, which the daemon reports and runs without.
+const suite = new PaperRedisSuite('paper', { strategies: { dir: strategiesWithBroken(), enabled: [{ name: 'churn' }] } });
 const ENV = suite.env;
 const msg = (m: string) => (l: LogLine): boolean => l.msg === m;
 let daemon: DaemonProcess | undefined;
@@ -45,7 +45,7 @@ test('candles flow, the strategy trades, fills reach the journal; a broken modul
   expect(rows.every((r) => r.strategy === 'churn')).toBe(true);
   expect(rows.some((r) => r.status === 'filled')).toBe(true);
   // Every order names the code and parameters that placed it: the version `strategies list` shows.
-  const listed = runCli(['strategies', 'list', '--json', '--dir', path.join(ROOT, 'test/integration/app/strategies')], ENV);
+  const listed = runCli(['strategies', 'list', '--json', '--dir', TEST_STRATEGIES], ENV);
   const churn = (JSON.parse(listed.stdout) as { strategies: { name: string; version: string; params: unknown }[] }).strategies.find((s) => s.name === 'churn')!;
   expect(churn.version).toMatch(/^[0-9a-f]{12}$/);
   expect(rows.every((r) => r.strategyVersion === churn.version && r.strategyParams === canonicalJson(churn.params))).toBe(true);

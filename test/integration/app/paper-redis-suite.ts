@@ -13,12 +13,13 @@ export class PaperRedisSuite {
   private client: Redis | undefined;
   private readonly daemons: DaemonProcess[] = [];
 
-  constructor(name: string) {
+  /** `config`: overrides of paperConfig for this file's daemons. */
+  constructor(name: string, config: Record<string, unknown> = {}) {
     this.prefix = `tbtest-app-${name}-${process.pid}-${Date.now()}`;
     this.env = { TRADEBOT_REDIS_URL: process.env['TRADEBOT_TEST_REDIS_URL']!, TRADEBOT_REDIS_PREFIX: this.prefix };
     beforeAll(() => {
       requireBuild();
-      this.config = writeConfig(paperConfig());
+      this.config = writeConfig(paperConfig(config));
       this.client = new Redis(this.env['TRADEBOT_REDIS_URL']!);
     });
     afterEach(async () => {

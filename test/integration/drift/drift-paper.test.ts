@@ -5,7 +5,7 @@ import { rowToCandle } from '../../../src/candle-files/csv-candles';
 import { startSimulatedExchange, type SimulatedExchange } from '../../../src/simulator/start-simulated-exchange';
 import { storeKeysFor } from '../../../src/app/account-store';
 import { RedisDeploymentLog } from '../../../src/store/deployment-log';
-import { DaemonProcess, requireBuild, ROOT, writeConfig, type LogLine } from '../app/daemon-process';
+import { DaemonProcess, requireBuild, ROOT, TEST_STRATEGIES, writeConfig, type LogLine } from '../app/daemon-process';
 import { RedisTestContext, testRedisUrl } from '../store/redis-test-context';
 
 /**
@@ -47,7 +47,7 @@ test('a paper run with two SIGKILLs and restarts: every difference explained, th
     mode: 'paper',
     paper: { exchangeUrl: sim.url },
     redis: { keyPrefix: prefix },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     reconcile: { intervalSeconds: 1 },
     metrics: { port: 0, host: '127.0.0.1' },
@@ -153,7 +153,7 @@ test('injected faults show with their cause, never unexplained: venue latency, a
   sim = exchange;
   const cfg = writeConfig({
     mode: 'paper', paper: { exchangeUrl: exchange.url }, redis: { keyPrefix: prefix },
-    strategies: { dir: path.join(ROOT, 'test/integration/app/strategies'), enabled: [{ name: 'churn' }] },
+    strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }] },
     risk: { defaults: { maxNotionalPerOrder: '1000', priceBand: '0.05' } },
     reconcile: { intervalSeconds: 1 }, metrics: { port: 0, host: '127.0.0.1' }, drift: { heartbeatSeconds: 1 },
     log: { level: 'info' }, shutdown: { graceMs: 5000 },
