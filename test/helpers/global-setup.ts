@@ -29,9 +29,14 @@ export default async function globalSetup(): Promise<void> {
     (globalThis as { __tradebotRedis?: ThrowawayRedis }).__tradebotRedis = redis;
   }
   // The store suites run on a 3-primary Cluster too (issue #32), one for the whole run.
+  // A Cluster that cannot start fails the tests that use it (with the reason), not the whole run.
   if (missingRedis === undefined && !process.env['TRADEBOT_TEST_REDIS_CLUSTER_NODES']) {
-    const cluster = await startCluster(3);
-    process.env['TRADEBOT_TEST_REDIS_CLUSTER_NODES'] = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
-    (globalThis as { __tradebotCluster?: ThrowawayCluster }).__tradebotCluster = cluster;
+    try {
+      const cluster = await startCluster(3);
+      process.env['TRADEBOT_TEST_REDIS_CLUSTER_NODES'] = cluster.nodes.map((n) => `${n.host}:${n.port}`).join(',');
+      (globalThis as { __tradebotCluster?: ThrowawayCluster }).__tradebotCluster = cluster;
+    } catch (err) {
+      process.env['TRADEBOT_TEST_CLUSTER_FAILED'] = err instanceof Error ? err.message : String(err);
+    }
   }
 }

@@ -12,7 +12,8 @@ export function testRedisUrl(): string {
 /** The run's throwaway 3-primary Cluster (Jest globalSetup). */
 export function testClusterNodes(): HostPort[] {
   const nodes = process.env['TRADEBOT_TEST_REDIS_CLUSTER_NODES'];
-  if (!nodes) throw new Error('TRADEBOT_TEST_REDIS_CLUSTER_NODES is not set (Jest globalSetup starts a throwaway Cluster)');
+  const failed = process.env['TRADEBOT_TEST_CLUSTER_FAILED'];
+  if (!nodes) throw new Error(failed === undefined ? 'TRADEBOT_TEST_REDIS_CLUSTER_NODES is not set (Jest globalSetup starts a throwaway Cluster)' : `the run's throwaway Cluster did not start: ${failed}`);
   return nodes.split(',').map((n) => ({ host: n.slice(0, n.lastIndexOf(':')), port: Number(n.slice(n.lastIndexOf(':') + 1)) }));
 }
 
