@@ -120,7 +120,8 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
   const primary = await startNodeUp(freePort, (port) => startNode(dir, port, fast));
   nodes.push(primary);
   for (let i = 0; i < replicas; i++) nodes.push(await startNodeUp(freePort, (port) => startNode(dir, port, [...fast, '--replicaof', '127.0.0.1', String(primary.port)])));
-  await until('replicas in sync', () => withClient(primary.port, async (r) => (await r.info('replication')).split('state=online').length - 1 === replicas));
+  const inSync = (port: number): Promise<void> => until('replicas in sync', () => withClient(port, async (r) => (await r.info('replication')).split('state=online').length - 1 === replicas));
+  await inSync(primary.port);
   const sentinels: Node[] = [];
   for (let i = 0; i < 3; i++) {
     // Fast detection for tests; production values are in docs/redis.md.
@@ -151,6 +152,9 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
       const now = await askSentinel();
       await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
       nodes.splice(nodes.indexOf(victim), 1, startNode(dir, old, [...fast, '--replicaof', '127.0.0.1', String(now)]));
+      // The next kill finds a whole group: sentinels elect only replicas whose link to the primary was
+      // down briefly (about 10 x down-after), so a replica still syncing could leave no eligible one.
+      await inSync(now);
       return { old, now };
     },
     failover: async () => {
@@ -160,6 +164,7 @@ export async function startSentinelGroup(replicas = 2, name = 'tbmaster'): Promi
       await until('a new primary', async () => (await askSentinel()) !== old);
       const now = await askSentinel();
       await until('the new primary answers as one', () => withClient(now, async (r) => (await r.call('ROLE') as unknown[])[0] === 'master'));
+      await inSync(now);
       return { old, now };
     },
     stop: async () => {

@@ -50,7 +50,7 @@ describe('a strategy module evaluated by the loader', () => {
     const strategy = (new ModuleEvaluator().load(file) as { default: { onCandle(ctx: unknown): unknown } }).default;
     let thrown: unknown;
     try {
-      strategy.onCandle({ candle: { close: { toString: () => '100' } } });
+      strategy.onCandle({ candle: { time: 1631917440, close: { toString: () => '100' } } }); // a candle it fails on
     } catch (err) {
       thrown = err;
     }
