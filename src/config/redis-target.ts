@@ -46,6 +46,10 @@ export function redisTargetOf(config: { readonly redis: RedisSection }, env: Nod
   return undefined;
 }
 
+/** `host:port` as the settings give sentinels and cluster nodes. */
+export const HOST_PORT = /^([A-Za-z0-9.-]+):(\d{1,5})$/;
+
+/** The host and port of `text` (already checked against HOST_PORT by the config schema). */
 function hostPort(text: string): HostPort {
   const i = text.lastIndexOf(':');
   return { host: text.slice(0, i), port: Number(text.slice(i + 1)) };

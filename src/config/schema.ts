@@ -7,6 +7,7 @@ import { DEFAULT_DIALECT, DIALECT_NAMES } from '../exchange/wire/dialects';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { DEFAULT_STREAM_URL, RISK_DEFAULTS, STRATEGY_DEFAULTS, STREAM_MODES } from './defaults';
 import { streamUrlProblem } from './base-url';
+import { HOST_PORT } from './redis-target';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -48,7 +49,7 @@ export const riskSection = z
 /** `host:port,host:port` (an environment variable) or a YAML list of `host:port`. */
 const hostPortList = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v),
-  z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'expected host:port')).min(1, 'at least one host:port'),
+  z.array(z.string().regex(HOST_PORT, 'expected host:port')).min(1, 'at least one host:port'),
 );
 
 export const configSchema = z.strictObject({

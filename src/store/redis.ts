@@ -83,12 +83,12 @@ export function primariesOf(redis: RedisConnection): Redis[] {
   return redis instanceof Cluster ? redis.nodes('master') : [redis];
 }
 
-/** A standalone or Sentinel-found Redis: `url` as before, or a target. */
-export function createRedis(where: string | Exclude<RedisTarget, { kind: 'cluster' }>, opts: RedisFactoryOptions = {}): Redis {
-  const base = connectionOptions(opts);
-  const target = typeof where === 'string' ? { kind: 'url' as const, url: where } : where;
-  const redis = target.kind === 'url' ? new Redis(target.url, base) : new Redis({
-    ...base,
+/**
+ * How ioredis finds and follows a Sentinel master group, for every client of one (the store's, and
+ * BullMQ's for the sweep queue): the sentinels, both passwords, TLS to both.
+ */
+export function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>) {
+  return {
     sentinels: target.sentinels.map((s) => ({ host: s.host, port: s.port })),
     name: target.name,
     ...(target.password === undefined ? {} : { password: target.password }),
@@ -96,13 +96,20 @@ export function createRedis(where: string | Exclude<RedisTarget, { kind: 'cluste
     ...(target.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
     // ioredis's own detector can end the client for good: followSentinelSwitches replaces it.
     failoverDetector: false,
-    sentinelRetryStrategy: (times: number) => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000),
     // Reached a demoted primary (a switch not yet heard): the write is refused, not run; find the primary again.
-    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 : false),
-  });
+    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 as const : false),
+  };
+}
+
+/** A standalone or Sentinel-found Redis: `url` as before, or a target. */
+export function createRedis(where: string | Exclude<RedisTarget, { kind: 'cluster' }>, opts: RedisFactoryOptions = {}): Redis {
+  const base = connectionOptions(opts);
+  const retry = (times: number): number => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000);
+  const target = typeof where === 'string' ? { kind: 'url' as const, url: where } : where;
+  const redis = target.kind === 'url' ? new Redis(target.url, base) : new Redis({ ...base, ...sentinelOptions(target), sentinelRetryStrategy: retry });
   // Without a listener ioredis prints every reconnect error; the owner decides how to log them.
   redis.on('error', opts.onError ?? (() => undefined));
-  if (target.kind === 'sentinel') followSentinelSwitches(redis, target, (times) => reconnectDelayMs(times, opts.maxReconnectDelayMs ?? 2000));
+  if (target.kind === 'sentinel') followSentinelSwitches(redis, target, retry);
   return redis;
 }
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { readEnvOrFile } from '../../config/credentials';
+import { HOST_PORT } from '../../config/redis-target';
 import { Secret } from '../../config/secret';
 import { SweepQueueError, TradebotError } from '../../domain/errors';
 import type { RedisOptions } from 'bullmq';
-import type { HostPort, RedisTarget } from '../../store/redis';
+import { sentinelOptions, type HostPort, type RedisTarget } from '../../store/redis';
 
 /** The BullMQ queue every sweep chunk and parent job goes to. */
 export const SWEEP_QUEUE_NAME = 'sweeps';
@@ -76,7 +77,7 @@ function sentinelQueue(env: NodeJS.ProcessEnv, list: string | undefined, name: s
 }
 
 function queueHostPort(text: string, field: string): HostPort {
-  const m = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(text);
+  const m = HOST_PORT.exec(text);
   const port = Number(m?.[2]);
   if (m === null || port < 1 || port > 65535) throw new SweepQueueError(`${field}: expected host:port, got "${text}"`, { field });
   return { host: m[1] as string, port };
@@ -124,14 +125,7 @@ export function bullConnection(config: QueueConfig): RedisOptions {
   const common: RedisOptions = { maxRetriesPerRequest: null, connectionName: 'tradebot-sweeps' };
   const t = config.target.reveal();
   if (t.kind === 'url') return { ...common, url: t.url };
-  return {
-    ...common,
-    sentinels: t.sentinels.map((s) => ({ host: s.host, port: s.port })), name: t.name,
-    ...(t.password === undefined ? {} : { password: t.password }),
-    ...(t.sentinelPassword === undefined ? {} : { sentinelPassword: t.sentinelPassword }),
-    ...(t.tls ? { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true } : {}),
-    reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 1 : false),
-  };
+  return { ...common, ...sentinelOptions(t) };
 }
 
 /** Error text safe to show: the queue URL and any password replaced by the redacted place. */

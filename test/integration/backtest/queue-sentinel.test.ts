@@ -2,6 +2,7 @@ import { Job, Worker } from 'bullmq';
 import { bullConnection, queueConfigFromEnv, SWEEP_QUEUE_NAME } from '../../../src/backtest/queue/queue-config';
 import type { QueueJobData } from '../../../src/backtest/queue/queue-jobs';
 import { openSweepQueue, type SweepQueue } from '../../../src/backtest/queue/sweep-queue';
+import { eventually } from '../../helpers/eventually';
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-topology';
 
 // Issue #32: the sweep queue finds its Redis through sentinels (TRADEBOT_QUEUE_REDIS_SENTINELS) and
@@ -29,24 +30,11 @@ test('a job through sentinels, the primary SIGKILLed, and another job: both run,
   worker = new Worker(SWEEP_QUEUE_NAME, async (job: Job) => { ran.push(String(job.name)); return job.name; }, { connection: bullConnection(config), prefix: config.prefix });
   worker.on('error', () => undefined);
   const first = await q.queue.add('before', {} as QueueJobData);
-  await until(async () => (await first.getState()) === 'completed');
+  await eventually(async () => { if ((await first.getState()) !== 'completed') throw new Error('not run yet'); }, 600);
 
   await group.killPrimary();
   // Adding may fail while there is no primary: the submitter sees an error and adds again.
-  const second = await until(() => q!.queue.add('after', {} as QueueJobData));
-  await until(async () => (await Job.fromId(q!.queue, second.id!))?.finishedOn !== undefined);
+  const second = await eventually(() => q!.queue.add('after', {} as QueueJobData), 600);
+  await eventually(async () => { if ((await Job.fromId(q!.queue, second.id!))?.finishedOn === undefined) throw new Error('not run yet'); }, 600);
   expect(ran).toEqual(['before', 'after']);
 });
-
-async function until<T>(fn: () => Promise<T>, attempts = 600): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      const value = await fn();
-      if (value !== false) return value;
-    } catch (err) {
-      if (i >= attempts) throw err;
-    }
-    if (i >= attempts) throw new Error('not reached within the bound');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
