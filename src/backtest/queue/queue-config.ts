@@ -27,7 +27,15 @@ export interface QueueConfig {
 /** The queue Redis: one server, or a Sentinel master group (BullMQ cannot use a Cluster without hash-tagged prefixes). */
 export type QueueTarget = Exclude<RedisTarget, { kind: 'cluster' }>;
 
+/** Every TRADEBOT_QUEUE_* variable there is: any other (a typo of one) is refused, not ignored. */
+const QUEUE_VARIABLES = new Set(['PREFIX', 'REDIS_URL', 'REDIS_URL_FILE', 'REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'REDIS_PASSWORD',
+  'REDIS_PASSWORD_FILE', 'REDIS_SENTINEL_PASSWORD', 'REDIS_SENTINEL_PASSWORD_FILE', 'REDIS_TLS'].map((v) => `TRADEBOT_QUEUE_${v}`));
+
 export function queueConfigFromEnv(env: NodeJS.ProcessEnv = process.env): QueueConfig {
+  const unknown = Object.keys(env).filter((name) => name.startsWith('TRADEBOT_QUEUE_') && !QUEUE_VARIABLES.has(name));
+  if (unknown.length > 0) {
+    throw new SweepQueueError(`unknown variable ${unknown.join(', ')}: the queue reads ${[...QUEUE_VARIABLES].join(', ')}`, { field: unknown[0] as string });
+  }
   const prefix = queuePrefix(env);
   const sentinels = env['TRADEBOT_QUEUE_REDIS_SENTINELS'];
   const name = env['TRADEBOT_QUEUE_REDIS_SENTINEL_NAME'];

@@ -88,6 +88,8 @@ test('queue config through sentinels: the daemon\'s form under TRADEBOT_QUEUE_RE
   expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_URL: 'redis://h:1' })).toThrow(/are set: say where the queue Redis is one way/);
   expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_SENTINELS: 's0' })).toThrow(/expected host:port, got "s0"/);
   expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_TLS: 'yes' })).toThrow(/TRADEBOT_QUEUE_REDIS_TLS: true or false/);
+  // A misspelt variable is refused, not ignored (the password would silently be missing).
+  expect(() => queueConfigFromEnv({ ...env, TRADEBOT_QUEUE_REDIS_SENTINEL_PASWORD: 'x' })).toThrow(/unknown variable TRADEBOT_QUEUE_REDIS_SENTINEL_PASWORD: the queue reads/);
 });
 
 test('a worker\'s strategy files must match the submitter\'s', () => {
