@@ -139,9 +139,12 @@ describe('with Redis: reload, shadow, promote, rollback on a running daemon', ()
     expect(d.count(msg('strategy version promoted'))).toBe(1);
     expect(d.count(msg('strategy rolled back'))).toBe(1);
     expect(d.count(msg('strategy change refused: the running version keeps trading'))).toBe(1);
-    // Both versions saw the same position and open orders on the same candle.
-    const sameCandle = d.lines.filter(seen('v2')).at(-1)!;
-    const twin = d.lines.filter(seen('v1')).find((l) => (l['guest'] as { t: number }).t === (sameCandle['guest'] as { t: number }).t)!;
+    // Both versions saw the same position and open orders on the same candle: the latest candle both
+    // have logged (the live and the shadow guest log a candle in either order).
+    const candleOf = (l: LogLine): number => (l['guest'] as { t: number }).t;
+    const v1Lines = d.lines.filter(seen('v1'));
+    const sameCandle = d.lines.filter(seen('v2')).filter((l) => v1Lines.some((w) => candleOf(w) === candleOf(l))).at(-1)!;
+    const twin = v1Lines.find((l) => candleOf(l) === candleOf(sameCandle))!;
     expect({ ...(twin['guest'] as object), mark: 'x' }).toEqual({ ...(sameCandle['guest'] as object), mark: 'x' });
 
     d.signal('SIGTERM');
