@@ -26,6 +26,8 @@ const LAYERS = [
   ['simulator'], // the simulated exchange (paper, backtest, tests)
   ['backtest'], // replay, reports, sweeps
   ['drift'], // the deployment's record (daemon side) and its check against its own backtest
+  ['operator'], // the operator's actions (pause, reload, cancel...) through the store, waited for and audited: one path for the CLI and the console
+  ['notify', 'console'], // notifications to webhooks and Telegram; the operator's HTTP API and web page
   ['app'], // the composition root: wires, starts and stops
   ['cli'], // commands
 ];

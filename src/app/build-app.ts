@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { usesRedis } from '../config/redis-target';
 import type { RedisConnection } from '../store/redis';
 import { SystemClock, type MarketClock } from '../core/clock';
+import { DaemonEventBus } from '../domain/daemon-event';
 import { NotReadyError } from '../domain/errors';
 import { componentLogger } from '../log/logger';
 import { ExchangeProbe } from '../metrics/exchange-probe';
@@ -12,6 +13,7 @@ import type { CandleFlow } from '../strategy/candle-flow';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import type { AppInput, DaemonContext } from './daemon-context';
 import { openVenue } from './exchange-wiring';
+import { startNotifications } from './notify-wiring';
 import type { Execution } from './execution-wiring';
 import { startKillSwitch, startSchedulers } from './jobs-wiring';
 import { openState } from './state-wiring';
@@ -45,7 +47,9 @@ export class TradebotApp {
       clock: marketNow, wallClock, redis: usesRedis(input.config), ...(input.version === undefined ? {} : { version: input.version }),
     });
     this.exchangeProbe = new ExchangeProbe(wallClock);
-    this.ctx = { ...input, log: input.logger, metrics, wallClock, marketNow, onRedisUp: (up) => this.setRedisUp(up), closers: [], schedulers: [], fail: (error) => this.fatal(error) };
+    this.ctx = {
+      ...input, log: input.logger, metrics, wallClock, marketNow, onRedisUp: (up) => this.setRedisUp(up), closers: [], schedulers: [], fail: (error) => this.fatal(error), events: new DaemonEventBus(),
+    };
   }
 
   /** Who hears a part that cannot go on (the supervisor ends the process with 1). */
@@ -59,6 +63,7 @@ export class TradebotApp {
     const metricsServer = await this.startObservability();
     const opened = await openState(ctx, signal);
     this.redis = opened.redis;
+    startNotifications(ctx, opened.redis, opened.state.keys);
     const venue = await openVenue(ctx, opened);
     this.marketClock = venue.marketClock;
     this.exchangeProbe.attach(venue.exchange);

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Clock } from '../core/clock';
+import type { DaemonEventBus } from '../domain/daemon-event';
 import type { FrozenConfig } from '../config/load';
 import type { JobScheduler } from '../jobs/scheduler';
 import type { Logger } from '../log/logger';
@@ -37,4 +38,6 @@ export interface DaemonContext extends Pick<AppInput, 'config' | 'baseDir' | 'en
    * supervisor restarts it, rather than running half-blind.
    */
   readonly fail: (error: Error) => void;
+  /** What people hear about (notifications) and see move (the console's live page). */
+  readonly events: DaemonEventBus;
 }

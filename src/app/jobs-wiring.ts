@@ -131,6 +131,7 @@ function periodicDriftCheck(ctx: DaemonContext, marketClock: MarketClock, run: P
   const check = new PeriodicDriftCheck({
     run, marketClock, wallClock: ctx.wallClock,
     windowMinutes: c.drift.windowMinutes, maxUnexplained: c.drift.maxUnexplained, metrics: ctx.metrics, log: componentLogger(ctx.log, 'drift-check'),
+    onChecked: (d) => ctx.events.emit({ type: 'drift', id: `drift:${d.from}:${d.to}`, atMs: ctx.wallClock.nowMs(), allowed: c.drift.maxUnexplained, ...d }),
   });
   ctx.closers.push({ name: 'drift check', close: async () => check.stop() });
   return check;

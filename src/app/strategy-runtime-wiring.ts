@@ -69,7 +69,7 @@ export async function startStrategyRuntime(
         position: (strategy, market, close) => feedback.feedback.position(strategy, market, close),
         events: (strategy, market) => hostCtx.events(strategy, market),
       },
-      events: guestEvents(m, log, hostCtx.role, publish),
+      events: guestEvents(m, log, hostCtx.role, publish, ctx),
     }),
   });
   const flow = new CandleFlow({
@@ -86,6 +86,7 @@ export async function startStrategyRuntime(
       onCandle: (market, interval, closeTime, close) => {
         recordCandleClose(m, market, interval, closeTime);
         positions.price(market, close);
+        ctx.events.emit({ type: 'candle', id: `candle:${market}:${interval}:${closeTime}`, atMs: ctx.wallClock.nowMs(), market, candleTime: closeTime });
       },
       onDelivered: (e) => recorder?.onCandle(e),
       onStaleIntents: (intents) => {
@@ -111,7 +112,7 @@ export async function startStrategyRuntime(
 }
 
 /** A guest's events observed by role: a shadow's failures have their own counters and never pause the live version. */
-function guestEvents(m: Metrics, log: Logger, role: () => VersionRole, onPauseChange: (() => void) | undefined): GuestHostEvents {
+function guestEvents(m: Metrics, log: Logger, role: () => VersionRole, onPauseChange: (() => void) | undefined, ctx: Pick<DaemonContext, 'events' | 'wallClock'>): GuestHostEvents {
   const live = (): boolean => role() === 'live';
   return {
     onError: (e) => (live() ? m.strategyErrors : m.strategyShadowErrors).inc({ strategy: e.strategy }),
@@ -120,6 +121,10 @@ function guestEvents(m: Metrics, log: Logger, role: () => VersionRole, onPauseCh
     onPaused: (e) => {
       if (live()) m.strategyPaused.set({ strategy: e.strategy }, 1);
       onPauseChange?.();
+      if (live()) {
+        const atMs = ctx.wallClock.nowMs();
+        ctx.events.emit({ type: 'strategy_paused', id: `paused:${process.pid}:${e.strategy}:${atMs}`, atMs, strategy: e.strategy, reason: e.error.message, consecutiveFailures: e.consecutiveFailures });
+      }
       // warn, not error: the failure that paused it is its own error line (one per failure).
       log.warn({ strategy: e.strategy, role: role(), consecutiveFailures: e.consecutiveFailures, reason: e.error.message, ...(live() ? { resumeWith: `tradebot strategy-resume ${e.strategy}` } : {}) }, 'strategy paused after repeated failures');
     },

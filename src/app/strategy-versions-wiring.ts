@@ -158,7 +158,14 @@ export function wireVersionControl(ctx: DaemonContext, prepared: PreparedVersion
     configFor: (config, name) => strategyConfigs(config)[name] ?? {},
     wantMarkets: (name, markets) => { for (const mk of markets) trading.exec.leases.want(name, mk); },
     openOn: openOnMarkets(trading.book, trading.portfolio),
-    onAction: (strategy, action) => metrics.strategyVersionChanges.inc({ strategy, action }),
+    onAction: (strategy, action, change) => {
+      metrics.strategyVersionChanges.inc({ strategy, action });
+      // The replica that made the change tells it; the others applying it ('replica-promote') do not repeat it.
+      if (change !== undefined && action !== 'replica-promote') {
+        const atMs = wallClock.nowMs();
+        ctx.events.emit({ type: 'version_changed', id: `version:${strategy}:${change.to}:${atMs}`, atMs, strategy, by: action, ...change });
+      }
+    },
   });
   return {
     control,

@@ -14,6 +14,7 @@ import type { Portfolio } from '../portfolio/portfolio';
 import type { RiskEngine } from '../risk/risk-engine';
 import { executionEventSink, executionSettings, type Execution } from './execution-wiring';
 import { MeteredOrderStore } from '../store/metered-order-store';
+import { publishedExecutionEvents, publishFills, publishTradingStateChanges } from './event-wiring';
 import { PositionMetrics } from './position-metrics';
 import { riskLimitsFromConfig } from '../config/risk-limits';
 import type { DaemonContext } from './daemon-context';
@@ -70,14 +71,14 @@ export async function wireTrading(
   const execLog = componentLogger(ctx.log, 'executor');
   // Assigned right below: a halt raised by an execution event needs the control, which needs the risk engine.
   let tradingControl: TradingStateControl | undefined;
-  const observers = executionEventSink(m, execLog, {
+  const observers = publishedExecutionEvents(ctx.events, wallClock, executionEventSink(m, execLog, {
     wallClock,
     // Halted at once (the state applies synchronously) and stored, so a restart stays halted until
     // an operator fixed the cause (exchange.dialect, the server or region) and resumed.
     halt: (reason) => {
       void tradingControl?.set('halted', reason, wallClock.nowMs());
     },
-  });
+  }));
   const replica = executionSettings({
     config: c, exchange, leaseStore: state.leases, clock: wallClock, marketClock, markets, metrics: m,
     account: state.keys.account, strategies,
@@ -101,6 +102,8 @@ export async function wireTrading(
     execLog.info({ strategy: state.strategy, market: state.market, realized: realized.toString(), today: portfolio.realizedToday().toString() }, 'realised PnL');
   });
   const positions = new PositionMetrics(m, portfolio);
+  publishFills(ctx.events, portfolio, wallClock);
+  publishTradingStateChanges(ctx.events, tradingControl);
   const exec: Execution = { ...core.exec, leases: replica.leases, owner: replica.owner };
   // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };

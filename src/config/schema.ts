@@ -8,6 +8,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../exchange/http/response-cap';
 import { DEFAULT_STREAM_URL, RISK_DEFAULTS, STRATEGY_DEFAULTS, STREAM_MODES } from './defaults';
 import { streamUrlProblem } from './base-url';
 import { HOST_PORT } from './redis-target';
+import { consoleSection } from './console-schema';
+import { notificationsSection } from './notifications-schema';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -276,6 +278,8 @@ export const configSchema = z.strictObject({
       maxUnexplained: z.number().int().min(0).default(0),
     })
     .prefault({}),
+  console: consoleSection,
+  notifications: notificationsSection,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -15,6 +15,8 @@ export interface PeriodicDriftCheckOptions {
   readonly maxUnexplained: number;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /** Hears each finished check: how many differences nobody explained, and the first few of them. */
+  readonly onChecked?: ((check: { readonly from: number; readonly to: number; readonly unexplained: number; readonly first: readonly string[] }) => void) | undefined;
 }
 
 /**
@@ -85,5 +87,6 @@ export class PeriodicDriftCheck {
     // The first few unexplained ones in the log line: where to start reading (the full report: tradebot drift --out).
     const unexplained = report.strategies.flatMap((s) => s.differences.filter((d) => d.cause === 'unexplained').map((d) => `${s.strategy} ${d.market} ${d.candleTime} ${d.kind}: ${d.detail}`)).slice(0, 5);
     log({ from, to, ...(from === askedFrom ? {} : { clippedFrom: askedFrom }), unexplained: report.unexplained, cpuSeconds, ...(unexplained.length > 0 ? { first: unexplained } : {}) }, 'drift check done');
+    this.o.onChecked?.({ from, to, unexplained: report.unexplained, first: unexplained });
   }
 }

@@ -21,6 +21,10 @@ export interface PortfolioFill {
    * is not today's (when it was realised is not known) and it is no new fill to count.
    */
   readonly replayed?: boolean | undefined;
+  /** The order that filled (the journal's fills carry it): names the fill for notifications and the console. */
+  readonly clientOrderId?: string | undefined;
+  /** The order's cumulative filled amount after this fill: with the order id, the same fill on every replica. */
+  readonly filledAmount?: Decimal | undefined;
 }
 
 /**

@@ -51,7 +51,8 @@ export interface VersionControlOptions {
   readonly wantMarkets?: ((strategy: string, markets: readonly string[]) => void) | undefined;
   readonly log: Logger;
   readonly clock: Clock;
-  readonly onAction?: ((strategy: string, action: VersionAction) => void) | undefined;
+  /** Each change (or refusal) as it happened; a promote or rollback says from which version to which. */
+  readonly onAction?: ((strategy: string, action: VersionAction, change?: { readonly from: string; readonly to: string }) => void) | undefined;
 }
 
 /**
@@ -227,7 +228,7 @@ export class VersionControl {
     this.o.host.promote(name, version);
     this.candidates.delete(name);
     this.o.log.warn({ strategy: name, from, to: version, by }, by === 'rollback' ? 'strategy rolled back' : 'strategy version promoted');
-    this.o.onAction?.(name, by === 'rollback' ? 'rollback' : by);
+    this.o.onAction?.(name, by === 'rollback' ? 'rollback' : by, { from, to: version });
     return { ok: true, message: `${name}: ${by === 'rollback' ? 'rolled back' : 'promoted'}: version ${version} is live (was ${from}; it stays as the shadow until the next reload, for \`tradebot ${by === 'rollback' ? 'promote' : 'rollback'} ${name}\`)` };
   }
 
@@ -263,7 +264,7 @@ export class VersionControl {
       this.candidates.delete(name);
       if (this.waiting.delete(name)) this.o.host.resume(name);
       this.o.log.warn({ strategy: name, from, to: want }, 'strategy version promoted by another daemon: applied here before its next candle');
-      this.o.onAction?.(name, 'replica-promote');
+      this.o.onAction?.(name, 'replica-promote', { from, to: want });
     }
   }
 

@@ -22,6 +22,15 @@ export interface TradingStateLog {
   error(obj: object, msg: string): void;
 }
 
+/** A change of the trading state as applied by one daemon; `id` is the same on every replica for a stored record. */
+export interface AppliedTradingStateChange {
+  readonly id: string;
+  readonly state: TradingState;
+  readonly previous: TradingState;
+  readonly reason: string;
+  readonly atMs: number;
+}
+
 const NOTHING_APPLIED: StoredPosition = { seq: 0, epoch: '' };
 
 /**
@@ -43,6 +52,7 @@ export class TradingStateControl {
   private applied: StoredPosition = NOTHING_APPLIED;
   /** A halt applied here but not stored yet (store unavailable): stored at the next poll. */
   private unstored: TradingStateChange | undefined;
+  private readonly listeners: ((change: AppliedTradingStateChange) => void)[] = [];
 
   constructor(
     private readonly engine: TradingStateTarget,
@@ -120,10 +130,27 @@ export class TradingStateControl {
     });
   }
 
+  /** Hears each change applied here, after it took effect (notifications, the console's live page). */
+  onChange(listener: (change: AppliedTradingStateChange) => void): void {
+    this.listeners.push(listener);
+  }
+
   private apply(state: TradingState, reason: string, seq: number | undefined): void {
     const previous = this.engine.tradingState;
     if (previous === state) return;
     this.engine.setTradingState(state, reason);
     this.log.warn({ state, previous, reason, ...(seq === undefined ? {} : { seq }) }, 'trading state changed');
+    const change: AppliedTradingStateChange = {
+      state, previous, reason, atMs: this.clock.nowMs(),
+      // A stored record is the same change on every replica; a halt not stored yet is this process's own.
+      id: seq === undefined ? `local:${this.instance}:${this.clock.nowMs()}` : `${this.applied.epoch}:${seq}`,
+    };
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch {
+        // a listener never changes what was applied
+      }
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { DaemonEventBus } from '../../../src/domain/daemon-event';
 import { Registry } from 'prom-client';
 import { parseConfig } from '../../../src/config/load';
 import { SystemClock } from '../../../src/core/clock';
@@ -24,7 +25,7 @@ function context(failures: Error[]): DaemonContext {
   return {
     config, baseDir: '.', env, configFile: undefined, log,
     metrics: createMetrics(new Registry(), { defaultMetrics: false }), wallClock: clock, marketNow: clock,
-    onRedisUp: () => undefined, closers: [], schedulers: [], fail: (e) => failures.push(e),
+    onRedisUp: () => undefined, closers: [], schedulers: [], fail: (e) => failures.push(e), events: new DaemonEventBus(),
   };
 }
 

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { DaemonEventBus } from '../../../src/domain/daemon-event';
 import { Registry } from 'prom-client';
 import { memoryAdapters, type StateAdapters } from '../../../src/app/state-wiring';
 import { wireTrading, type Trading } from '../../../src/app/trading-wiring';
@@ -44,7 +45,7 @@ async function daemonAgainst(simOptions: SimulatedExchangeOptions, marketClock: 
     baseUrl: sim.url, primaryRegion: 'global', credentials: { apiKey: API_KEY, apiSecret: API_SECRET }, dialect: config.exchange.dialect,
     nonceSource: state.nonces, limiter: state.limiter, clock, timeoutMs: 2000,
   });
-  const ctx = { config, baseDir: '.', env: {}, configFile: undefined, log, metrics, wallClock: clock, marketNow: marketClock, onRedisUp: () => undefined, closers: [], schedulers: [], fail: (e: Error) => { throw e; } };
+  const ctx = { config, baseDir: '.', env: {}, configFile: undefined, log, metrics, wallClock: clock, marketNow: marketClock, onRedisUp: () => undefined, closers: [], schedulers: [], fail: (e: Error) => { throw e; }, events: new DaemonEventBus() };
   const trading = await wireTrading(ctx, { exchange, state, marketClock }, [{ name: 'alpha', markets: [MARKET] }], () => undefined);
   expect(trading.riskEngine.tradingState).toBe('active');
   trading.exec.leases.want('alpha', MARKET);
