@@ -3,6 +3,7 @@ import { usesRedis } from '../config/redis-target';
 import type { RedisConnection } from '../store/redis';
 import { SystemClock, type MarketClock } from '../core/clock';
 import { DaemonEventBus } from '../domain/daemon-event';
+import type { Decimal } from '../domain/decimal';
 import { NotReadyError } from '../domain/errors';
 import { componentLogger } from '../log/logger';
 import { ExchangeProbe } from '../metrics/exchange-probe';
@@ -12,6 +13,7 @@ import { checkRedisHealth } from '../store/redis';
 import type { CandleFlow } from '../strategy/candle-flow';
 import type { TradingStateControl } from '../trading-state/trading-state-control';
 import type { AppInput, DaemonContext } from './daemon-context';
+import { startConsole } from './console-wiring';
 import { openVenue } from './exchange-wiring';
 import { startNotifications } from './notify-wiring';
 import type { Execution } from './execution-wiring';
@@ -72,7 +74,8 @@ export class TradebotApp {
     // The risk price band reads the candle flow and the market streams, started later.
     let flow: CandleFlow | undefined;
     let marketStreams: MarketStreams | undefined;
-    const trading = await wireTrading(ctx, venue, strategies, (mk) => marketStreams?.lastPrice(mk) ?? flow?.lastPrice(mk));
+    const lastPrice = (mk: string): Decimal | undefined => marketStreams?.lastPrice(mk) ?? flow?.lastPrice(mk);
+    const trading = await wireTrading(ctx, venue, strategies, lastPrice);
     this.execution = trading.exec;
     this.tradingControl = trading.tradingControl;
     await reconcileBeforeTrading(ctx, venue, strategies, trading, signal);
@@ -84,8 +87,9 @@ export class TradebotApp {
     });
     flow = runtime.flow;
     marketStreams = await startSchedulers(ctx, venue, loaded, trading, runtime, accountStream);
+    const consoleUrl = await startConsole(ctx, venue, strategies, trading, lastPrice, this.input.version ?? '0.0.0');
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
-    ctx.log.info({ durable: opened.state.durable, metrics: metricsServer?.url }, 'tradebot started'); // `mode` is on every line
+    ctx.log.info({ durable: opened.state.durable, metrics: metricsServer?.url, console: consoleUrl }, 'tradebot started'); // `mode` is on every line
   }
 
   /** First, so a stuck start-up is visible on /readyz. */

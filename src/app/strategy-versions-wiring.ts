@@ -20,6 +20,7 @@ import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
 import { describeStrategiesIn, strategyConfigs, strategyStateDir, type ConfiguredStrategies } from './strategy-wiring';
 import type { Trading } from './trading-wiring';
+import { operatorCancel } from './operator-cancel';
 
 export interface PreparedVersions {
   /** The live version of each strategy: the promoted one when one is stored and kept, else the module on disk. */
@@ -167,6 +168,10 @@ export function wireVersionControl(ctx: DaemonContext, prepared: PreparedVersion
       }
     },
   });
+  const cancel = operatorCancel({
+    store: trading.store, executor: trading.exec.executor, leases: trading.exec.leases,
+    strategies: new Map(host.strategyNames().map((name) => [name, host.live(name).strategy.interval])),
+  });
   return {
     control,
     job: {
@@ -174,7 +179,9 @@ export function wireVersionControl(ctx: DaemonContext, prepared: PreparedVersion
       run: async () => {
         for (const request of await store.takeRequests()) {
           log.info({ request }, 'strategy request received');
-          const { elsewhere, ...reply } = await control.handle(request);
+          const { elsewhere, ...reply } = request.command === 'cancel'
+            ? { id: request.id, atMs: wallClock.nowMs(), ...(await cancel(request).catch((err: unknown) => ({ ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` }))) }
+            : await control.handle(request);
           // Replicas share the request list: a promote/rollback this daemon has nothing for goes
           // back for another replica (the one that reloaded), for a few seconds.
           if (elsewhere === true && replicated && wallClock.nowMs() - request.atMs < HANDOFF_MS) await store.putRequest(request);

@@ -20,7 +20,7 @@ const COMMANDS: readonly { readonly names: readonly string[]; readonly load: () 
   { names: ['strategies'], load: () => (require('./strategies-command') as typeof import('./strategies-command')).registerStrategiesCommand },
   { names: ['orders'], load: () => (require('./orders-command') as typeof import('./orders-command')).registerOrdersCommand },
   { names: ['pause', 'resume', 'reduce-only'], load: () => (require('./trading-state-command') as typeof import('./trading-state-command')).registerTradingStateCommands },
-  { names: ['reload', 'shadow', 'promote', 'rollback', 'strategy-resume'], load: () => (require('./strategy-versions-command') as typeof import('./strategy-versions-command')).registerStrategyVersionCommands },
+  { names: ['reload', 'shadow', 'promote', 'rollback', 'strategy-resume', 'cancel'], load: () => (require('./strategy-versions-command') as typeof import('./strategy-versions-command')).registerStrategyVersionCommands },
   { names: ['status'], load: () => (require('./status-command') as typeof import('./status-command')).registerStatusCommand },
   { names: ['worker'], load: () => (require('./worker-command') as typeof import('./worker-command')).registerWorkerCommand },
   { names: ['sweep'], load: () => (require('./sweep-command') as typeof import('./sweep-command')).registerSweepCommand },

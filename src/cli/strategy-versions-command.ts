@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { usesRedis } from '../config/redis-target';
 import type { Command } from 'commander';
 import { accountKeys, openAccountStore } from '../app/account-store';
@@ -6,7 +5,9 @@ import { controlStore } from '../app/strategy-versions-wiring';
 import { strategyStateDir } from '../app/strategy-wiring';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
-import type { ControlCommand, ControlReply, StrategyControlStore } from '../strategy-control/control-store';
+import type { ControlCommand, StrategyControlStore } from '../strategy-control/control-store';
+import { withOperatorActions } from '../app/operator-wiring';
+import { cliOperator } from './cli-operator';
 import type { VersionStatus } from '../strategy/versions/versioned-host';
 import { formatError } from './api-command';
 import { defaultConfigFile } from './run-command';
@@ -34,13 +35,15 @@ export function registerStrategyVersionCommands(program: Command): void {
   common(program.command('reload').description('re-read the config and strategy modules: a changed strategy starts as a shadow'))
     .option('--strategy <name>', 'only this strategy')
     .option('--pid <pid>', 'refused: the daemon ignores SIGHUP; a reload goes through the control store')
-    .action(async (opts: Options) => run(() => request('reload', opts.strategy, opts)));
+    .action(async (opts: Options) => run(() => request('reload', { strategy: opts.strategy }, opts)));
   common(program.command('promote <name>').description('make the shadow version of a strategy live (between two candles)'))
-    .action(async (name: string, opts: Options) => run(() => request('promote', name, opts)));
+    .action(async (name: string, opts: Options) => run(() => request('promote', { strategy: name }, opts)));
   common(program.command('rollback <name>').description('return a strategy to the version live before'))
-    .action(async (name: string, opts: Options) => run(() => request('rollback', name, opts)));
+    .action(async (name: string, opts: Options) => run(() => request('rollback', { strategy: name }, opts)));
   common(program.command('strategy-resume <name>').description('resume a strategy paused after repeated failures (the daemon answers what it applied)'))
-    .action(async (name: string, opts: Options) => run(() => request('resume', name, opts)));
+    .action(async (name: string, opts: Options) => run(() => request('resume', { strategy: name }, opts)));
+  common(program.command('cancel <clientOrderId>').description('cancel one order the daemon placed (both legs of an OCO); the replica holding its lease cancels it and answers'))
+    .action(async (id: string, opts: Options) => run(() => request('cancel', { clientOrderId: id }, opts)));
   program.command('shadow [name]').description('live and shadow versions, and candle by candle where they differ')
     .option('-c, --config <file>', 'config file; default $TRADEBOT_CONFIG or config/paper.yaml')
     .option('--json', 'print the status as JSON')
@@ -70,29 +73,18 @@ async function withStore<T>(opts: Options, job: (store: StrategyControlStore) =>
   }
 }
 
-async function request(command: ControlCommand, strategy: string | undefined, opts: Options): Promise<{ ok: boolean; text: string }> {
+async function request(command: ControlCommand, target: { strategy?: string | undefined; clientOrderId?: string | undefined }, opts: Options): Promise<{ ok: boolean; text: string }> {
   if (opts.pid !== undefined) {
     throw new ConfigError('reload --pid is refused: the daemon ignores SIGHUP (a reload runs new strategy code, and anything running as its user can send a signal); run `tradebot reload --config <file>` without --pid, which waits for the daemon\'s answer', { path: 'pid' });
   }
   const timeoutMs = Number(opts.timeout ?? '60') * 1000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`--timeout must be a positive number of seconds, got ${opts.timeout}`, { path: 'timeout' });
-  return withStore(opts, async (store) => {
-    const id = `${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
-    await store.putRequest({ id, command, strategy, atMs: Date.now() });
-    const reply = await waitForReply(store, id, timeoutMs);
-    if (reply === undefined) return { ok: false, text: `no answer from the daemon within ${timeoutMs / 1000} s (is it running with this config? the request stays queued)` };
-    return { ok: reply.ok, text: reply.message };
+  const env = process.env;
+  const config = loadConfig(opts.config ?? defaultConfigFile(env), env);
+  return withOperatorActions(config, env, process.cwd(), 'tradebot reload|promote|rollback|strategy-resume|cancel', async (actions) => {
+    const outcome = await actions.requestChange(cliOperator(env), command, target, timeoutMs);
+    return { ok: outcome.ok === true, text: outcome.audited ? outcome.text : `${outcome.text}\n(warning: not written to the audit log)` };
   });
-}
-
-async function waitForReply(store: StrategyControlStore, id: string, timeoutMs: number): Promise<ControlReply | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const reply = await store.readReply(id);
-    if (reply !== undefined) return reply;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return undefined;
 }
 
 async function shadow(name: string | undefined, opts: Options): Promise<{ ok: boolean; text: string }> {

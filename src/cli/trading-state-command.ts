@@ -1,17 +1,13 @@
 import type { Command } from 'commander';
-import { usesRedis } from '../config/redis-target';
-import { openAccountStore } from '../app/account-store';
-import { tradingStateDir } from '../app/state-wiring';
-import { loadConfig, type FrozenConfig } from '../config/load';
+import { withOperatorActions } from '../app/operator-wiring';
+import { loadConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import type { TradingState } from '../trading-state/trading-state';
-import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
-import { RedisTradingStateStore, REPLICA_ALIVE_MS, type ReplicaReport, type StoredPosition, type TradingStateStore } from '../trading-state/trading-state-store';
+import { cliOperator } from './cli-operator';
 import { formatError } from './api-command';
 import { defaultConfigFile } from './run-command';
 
-/** Exit code when the state was stored but no daemon (or not every running replica) confirmed it in time. */
-export const EXIT_NOT_CONFIRMED = 2;
+export { EXIT_NOT_CONFIRMED } from '../operator/trading-state-change';
 
 const COMMANDS: readonly { name: string; state: TradingState; help: string }[] = [
   { name: 'pause', state: 'halted', help: 'halt trading: no new orders (cancels still pass); resting orders and the kill-switch refresh stay' },
@@ -65,11 +61,9 @@ export async function setTradingState(state: TradingState, opts: TradingStateOpt
   const waitMs = parseWaitSeconds(opts.waitSeconds ?? '10') * 1000;
   if (opts.pid !== undefined) return signalPause(state, opts.pid);
   const config = loadConfig(opts.config ?? defaultConfigFile(env), env);
-  return withTradingStateStore(config, env, cwd, async (store, where) => {
-    const position = await store.write({ state, reason: opts.reason ?? 'cli', atMs: Date.now() });
-    const stored = `trading state -> ${state} stored (seq ${position.seq}, ${where})`;
-    if (waitMs === 0) return { code: 0, text: `${stored}; not waiting for the daemon (--wait-seconds 0)` };
-    return describeWait(stored, state, position, await waitForReplicas(store, position, waitMs), waitMs);
+  return withOperatorActions(config, env, cwd, 'tradebot pause|resume|reduce-only', async (actions) => {
+    const outcome = await actions.setTradingState(cliOperator(env), state, opts.reason ?? 'cli', waitMs);
+    return { code: outcome.code, text: outcome.audited ? outcome.text : `${outcome.text}\n(warning: not written to the audit log)` };
   });
 }
 
@@ -90,62 +84,3 @@ function signalPause(state: TradingState, pidText: string): TradingStateOutcome 
   return { code: 0, text: `sent SIGUSR1 to ${pid}: the daemon halts and stores it (not confirmed here; \`tradebot status\` shows it)` };
 }
 
-/** The trading-state store a daemon with this config uses: its Redis, or the file in its state directory. */
-export async function withTradingStateStore<T>(config: FrozenConfig, env: NodeJS.ProcessEnv, cwd: string, job: (store: TradingStateStore, where: string) => Promise<T>): Promise<T> {
-  if (!usesRedis(config)) {
-    const dir = tradingStateDir(config, cwd);
-    return job(new FileTradingStateStore(dir), `file ${dir}/trading-state.json`);
-  }
-  const account = await openAccountStore(config, env, 'tradebot pause|resume|reduce-only');
-  try {
-    return await job(new RedisTradingStateStore(account.redis, account.keys), `account ${account.keys.account}`);
-  } finally {
-    await account.close();
-  }
-}
-
-interface WaitResult {
-  /** Replicas alive at the end, split by whether they applied the record (or a later one). */
-  readonly confirmed: readonly ReplicaReport[];
-  readonly pending: readonly ReplicaReport[];
-  readonly elapsedMs: number;
-}
-
-/** Polls the replicas' reports until every alive one applied `position` (and at least one is alive), or the time is up. */
-async function waitForReplicas(store: TradingStateStore, position: StoredPosition, waitMs: number): Promise<WaitResult> {
-  const started = Date.now();
-  for (;;) {
-    const alive = (await store.readReplicas()).filter((r) => r.ageMs <= REPLICA_ALIVE_MS);
-    const applied = (r: ReplicaReport): boolean => r.epoch === position.epoch && r.appliedSeq >= position.seq;
-    const confirmed = alive.filter(applied);
-    const pending = alive.filter((r) => !applied(r));
-    const elapsedMs = Date.now() - started;
-    if ((confirmed.length > 0 && pending.length === 0) || elapsedMs >= waitMs) return { confirmed, pending, elapsedMs };
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function describeWait(stored: string, state: TradingState, position: StoredPosition, wait: WaitResult, waitMs: number): TradingStateOutcome {
-  const seconds = waitMs / 1000;
-  const line = (r: ReplicaReport): string => `  ${r.instance}: applied seq ${r.appliedSeq}, now ${r.state}`;
-  if (wait.confirmed.length === 0 && wait.pending.length === 0) {
-    return { code: EXIT_NOT_CONFIRMED, text: `${stored}, but the daemon did not confirm within ${seconds} s: no daemon reported with this config (is one running?). The state stays stored and applies when a daemon starts.` };
-  }
-  if (wait.pending.length > 0) {
-    return {
-      code: EXIT_NOT_CONFIRMED,
-      text: [`${stored}, but the daemon did not confirm within ${seconds} s: ${wait.pending.length} running replica(s) did not apply it:`, ...wait.pending.map(line),
-        ...(wait.confirmed.length > 0 ? ['applied by:', ...wait.confirmed.map(line)] : [])].join('\n'),
-    };
-  }
-  // Applied, but a later record (another operator, an automatic halt) may have replaced it since.
-  const other = wait.confirmed.filter((r) => r.state !== state);
-  if (other.length > 0) {
-    return {
-      code: EXIT_NOT_CONFIRMED,
-      text: [`${stored}; applied, but a later change (seq > ${position.seq}) superseded it on:`, ...other.map(line), 'see `tradebot status`'].join('\n'),
-    };
-  }
-  const count = wait.confirmed.length;
-  return { code: 0, text: [`${stored}: applied by ${count} running replica${count === 1 ? '' : 's'} within ${(wait.elapsedMs / 1000).toFixed(1)} s`, ...wait.confirmed.map(line)].join('\n') };
-}

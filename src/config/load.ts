@@ -25,6 +25,7 @@ const ENV_ALIASES: Readonly<Record<string, readonly string[]>> = {
   TRADEBOT_EU_BASE_URL: ['exchange', 'euBaseUrl'],
   TRADEBOT_LOG_LEVEL: ['log', 'level'],
   TRADEBOT_METRICS_PORT: ['metrics', 'port'],
+  TRADEBOT_CONSOLE_PORT: ['console', 'port'],
   TRADEBOT_PAPER_SPEED: ['paper', 'speed'],
 };
 const GENERIC_PREFIX = 'TRADEBOT_CONFIG__';

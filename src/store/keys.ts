@@ -123,6 +123,16 @@ export class StoreKeys {
     return this.key('control', 'trading-state-applied');
   }
 
+  /** ZSET (score = the window's end, market s): the last drift checks, as the console lists them. */
+  driftChecks(): string {
+    return this.key('drift', 'checks');
+  }
+
+  /** STREAM of the operator's actions (who, what, when, result), CLI and console alike; capped. */
+  audit(): string {
+    return this.key('control', 'audit');
+  }
+
   /** ZSET instance scored by the store's clock (ms) at its last report: which replicas are alive. */
   tradingStateSeen(): string {
     return this.key('control', 'trading-state-seen');

@@ -3,14 +3,16 @@
  * the promoted version of each strategy is kept durably: Redis when the daemon has one (replicas
  * share it), else files in `strategies.stateDir` (paper without Redis: one daemon on this machine).
  */
-export type ControlCommand = 'reload' | 'promote' | 'rollback' | 'resume';
-export const CONTROL_COMMANDS: readonly ControlCommand[] = ['reload', 'promote', 'rollback', 'resume'];
+export type ControlCommand = 'reload' | 'promote' | 'rollback' | 'resume' | 'cancel';
+export const CONTROL_COMMANDS: readonly ControlCommand[] = ['reload', 'promote', 'rollback', 'resume', 'cancel'];
 
 export interface ControlRequest {
   readonly id: string;
   readonly command: ControlCommand;
   /** Reload: only this strategy (undefined: every changed one). Promote/rollback/resume: required. */
   readonly strategy?: string | undefined;
+  /** Cancel: the order (its journal client order id). The replica holding its lease cancels it. */
+  readonly clientOrderId?: string | undefined;
   readonly atMs: number;
 }
 
@@ -51,7 +53,8 @@ export function parseRequest(text: string): ControlRequest | undefined {
     const v = JSON.parse(text) as Partial<ControlRequest>;
     if (typeof v.id !== 'string' || !CONTROL_COMMANDS.includes(v.command as ControlCommand)) return undefined;
     if (v.strategy !== undefined && typeof v.strategy !== 'string') return undefined;
-    return { id: v.id, command: v.command as ControlCommand, strategy: v.strategy, atMs: Number(v.atMs ?? 0) };
+    if (v.clientOrderId !== undefined && (typeof v.clientOrderId !== 'string' || v.clientOrderId.length > 200)) return undefined;
+    return { id: v.id, command: v.command as ControlCommand, strategy: v.strategy, ...(v.clientOrderId === undefined ? {} : { clientOrderId: v.clientOrderId }), atMs: Number(v.atMs ?? 0) };
   } catch {
     return undefined;
   }

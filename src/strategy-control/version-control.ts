@@ -92,6 +92,8 @@ export class VersionControl {
   handle(request: ControlRequest): Promise<ControlReply & { readonly elsewhere?: boolean | undefined }> {
     const run = async (): Promise<Outcome> => {
       if (request.command === 'reload') return this.reload(request.strategy, `tradebot reload (${request.id})`);
+      // Orders are not versions: the daemon's order canceller answers cancel requests before they get here.
+      if (request.command === 'cancel') return { ok: false, message: 'cancel is not a strategy version change' };
       if (request.strategy === undefined) return { ok: false, message: `${request.command} needs a strategy name` };
       if (request.command === 'resume') return this.resume(request.strategy, `tradebot strategy-resume (${request.id})`);
       return request.command === 'promote' ? this.promote(request.strategy, 'promote') : this.rollback(request.strategy);

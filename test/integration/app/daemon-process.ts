@@ -40,7 +40,7 @@ export class DaemonProcess {
    */
   constructor(args: readonly string[], env: NodeJS.ProcessEnv, opts: { readonly ownGroup?: boolean; readonly node?: string } = {}) {
     this.child = spawn(opts.node ?? process.execPath, [MAIN, ...args], {
-      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownGroup === true,
+      cwd: ROOT, env: { ...process.env, TRADEBOT_CONSOLE_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownGroup === true,
     });
     let buffer = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
