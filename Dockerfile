@@ -49,6 +49,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /src/dist ./dist
 # Lua scripts are read at run time from src/store/scripts (tsc does not copy them to dist/).
 COPY src/store/scripts/ ./src/store/scripts/
+# The console's page (HTML, JS, CSS) is served from src/console/page for the same reason.
+COPY src/console/page/ ./src/console/page/
 COPY config ./config
 COPY strategies ./strategies
 

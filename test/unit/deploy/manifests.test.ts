@@ -25,6 +25,7 @@ function mebibytes(q: string): number {
   return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
 }
 const METRICS_PORT = 9464;
+const CONSOLE_PORT = 8080;
 
 type Obj = Record<string, any>;
 
@@ -71,7 +72,7 @@ describe('Kubernetes manifests', () => {
     expect(container['env']).toEqual(expect.arrayContaining([{ name: 'TRADEBOT_CONFIG__METRICS__HOST', value: '0.0.0.0' }]));
     for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) expect([probe, container[probe]['httpGet']['host']]).toEqual([probe, undefined]);
     // Everything that may connect to 9464 is named: the Prometheus pods of the monitoring namespace.
-    const ingress = netpol['spec']['ingress'] as Obj[];
+    const ingress = (netpol['spec']['ingress'] as Obj[]).filter((i) => (i['ports'] as Obj[]).some((p) => p['port'] === METRICS_PORT));
     expect(ingress).toHaveLength(1);
     expect(ingress[0]!['from']).toEqual([{
       namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
@@ -112,16 +113,40 @@ describe('Kubernetes manifests', () => {
     expect(deployment['spec']['replicas']).toBeGreaterThan(pdb['spec']['minAvailable']);
   });
 
-  it('a NetworkPolicy lets in only scrapes of the metrics port and out only DNS, Redis and HTTPS to public addresses', () => {
+  it('a NetworkPolicy lets in only scrapes of the metrics port and the ingress controller on the console port, and out only DNS, Redis and HTTPS to public addresses', () => {
     expect(netpol).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', spec: { policyTypes: ['Ingress', 'Egress'] } });
     expect(deployment['spec']['template']['metadata']['labels']).toMatchObject(netpol['spec']['podSelector']['matchLabels']);
     const ingress = netpol['spec']['ingress'] as Obj[];
-    expect(ingress.flatMap((i) => i['ports'])).toEqual([{ protocol: 'TCP', port: METRICS_PORT }]);
+    expect(ingress.flatMap((i) => i['ports'])).toEqual([{ protocol: 'TCP', port: METRICS_PORT }, { protocol: 'TCP', port: CONSOLE_PORT }]);
+    const consoleFrom = ingress.find((i) => (i['ports'] as Obj[]).some((p) => p['port'] === CONSOLE_PORT))!['from'] as Obj[];
+    expect(consoleFrom).toHaveLength(1);
+    expect(consoleFrom[0]!['podSelector']['matchLabels']).toEqual({ 'app.kubernetes.io/name': 'ingress-nginx' });
     const egressPorts = (netpol['spec']['egress'] as Obj[]).flatMap((e) => (e['ports'] as Obj[]).map((p) => `${p['protocol']}/${p['port']}`)).sort();
     // Redis, its TLS port, and its sentinels (docs/redis.md), all only to pods labelled as Redis.
     expect(egressPorts).toEqual(['TCP/26379', 'TCP/443', 'TCP/53', 'TCP/6379', 'TCP/6380', 'UDP/53']);
     const https = (netpol['spec']['egress'] as Obj[]).find((e) => (e['ports'] as Obj[]).some((p) => p['port'] === 443));
     expect(https?.['to'][0]['ipBlock']['except']).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+  });
+
+  it('serves the console on its port through the Service and a TLS Ingress only, tokens as files from the Secret, the TLS proxy declared', () => {
+    const ingressDoc = yamlDoc<Obj>('deploy/k8s/ingress.example.yaml');
+    const consolePort = (container['ports'] as Obj[]).find((p) => p['name'] === 'console');
+    expect(consolePort).toMatchObject({ containerPort: CONSOLE_PORT, protocol: 'TCP' });
+    expect((service['spec']['ports'] as Obj[]).find((p) => p['name'] === 'console')).toMatchObject({ port: CONSOLE_PORT, targetPort: 'console' });
+    expect(ingressDoc).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' });
+    expect(ingressDoc['metadata']['annotations']['nginx.ingress.kubernetes.io/force-ssl-redirect']).toBe('true');
+    const host = ingressDoc['spec']['rules'][0]['host'] as string;
+    expect(ingressDoc['spec']['tls'][0]['hosts']).toContain(host);
+    expect(ingressDoc['spec']['rules'][0]['http']['paths'][0]['backend']['service']).toEqual({ name: service['metadata']['name'], port: { name: 'console' } });
+    const live = parse(configMap['data']['live.yaml'] as string) as Obj;
+    expect(live['console']).toMatchObject({ enabled: true, host: '0.0.0.0', port: CONSOLE_PORT, behindTlsProxy: true });
+    const mount = (container['volumeMounts'] as Obj[]).find((m) => m['name'] === 'secrets')!['mountPath'] as string;
+    const items = ((pod['volumes'] as Obj[]).find((v) => v['name'] === 'secrets')!['secret']['items'] as Obj[]).map((i) => `${mount}/${i['path']}`);
+    for (const t of live['console']['tokens'] as Obj[]) {
+      expect(t['sha256']).toBeUndefined();
+      expect(items).toContain(t['file']);
+    }
+    expect(Object.keys(secret['stringData'])).toEqual(expect.arrayContaining(['CONSOLE_OPERATOR_TOKEN', 'CONSOLE_VIEWER_TOKEN']));
   });
 
   it('takes secrets as read-only files from the Secret (the *_FILE variables), never as environment values, and config from the ConfigMap', () => {
