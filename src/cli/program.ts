@@ -25,6 +25,7 @@ const COMMANDS: readonly { readonly names: readonly string[]; readonly load: () 
   { names: ['worker'], load: () => (require('./worker-command') as typeof import('./worker-command')).registerWorkerCommand },
   { names: ['sweep'], load: () => (require('./sweep-command') as typeof import('./sweep-command')).registerSweepCommand },
   { names: ['drift'], load: () => (require('./drift-command') as typeof import('./drift-command')).registerDriftCommand },
+  { names: ['console-token'], load: () => (require('./console-token-command') as typeof import('./console-token-command')).registerConsoleTokenCommand },
   { names: ['sim-exchange'], load: () => (require('./sim-exchange-command') as typeof import('./sim-exchange-command')).registerSimExchangeCommand },
 ];
 

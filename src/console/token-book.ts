@@ -55,7 +55,7 @@ export class TokenBook {
   }
 }
 
-/** A fresh token (32 random bytes, base64url): what the one-time token and `tradebot console-token` print. */
+/** A fresh token (32 random bytes, base64url): the one-time token, and what `tradebot console-token` prints. */
 export function mintToken(): string {
   return randomBytes(32).toString('base64url');
 }
