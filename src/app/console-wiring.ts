@@ -70,7 +70,11 @@ export async function startConsole(
   });
   ctx.closers.push({ name: 'console', close: () => server.close() });
   log.info({ url: server.url, tokens: tokens.size, oneTimeToken: oneTime !== undefined }, 'console listening');
-  if (oneTime !== undefined) await showOneTimeToken(server.url, oneTime, tradingStateDir(ctx.config, ctx.baseDir));
+  if (oneTime !== undefined) {
+    const file = await showOneTimeToken(server.url, oneTime, tradingStateDir(ctx.config, ctx.baseDir));
+    // The token dies with the process: so does its file.
+    if (file !== undefined) ctx.closers.push({ name: 'console token file', close: () => rm(file, { force: true }) });
+  }
   return server.url;
 }
 
@@ -79,14 +83,15 @@ export async function startConsole(
  * container) stderr ends in a log file, so the token goes to a file only its user can read, and
  * stderr names the file.
  */
-async function showOneTimeToken(url: string, token: string, dir: string): Promise<void> {
+async function showOneTimeToken(url: string, token: string, dir: string): Promise<string | undefined> {
   if (process.stderr.isTTY === true) {
     process.stderr.write(`console: ${url}/#token=${token}\n  (a one-time operator token for this process only; configure console.tokens to keep one)\n`);
-    return;
+    return undefined;
   }
   const file = path.join(dir, 'console-token');
   await mkdir(dir, { recursive: true });
   await rm(file, { force: true });
   await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   process.stderr.write(`console: ${url}/ (a one-time operator token for this process is in ${file}; open ${url}/#token=<it>)\n`);
+  return file;
 }
