@@ -52,7 +52,9 @@ export const positionsAnswer = z.object({
 
 export const orderView = z.object({
   clientOrderId: z.string(), strategy: z.string(), market: z.string(), side: z.enum(['buy', 'sell']), kind: z.string(),
-  amount: money, price: money, activationPrice: money.optional(), status: z.string(), filledAmount: money,
+  amount: money,
+  /** The limit price; for an OCO the take-profit's (its stop-loss leg's limit is `stopLimitPrice`). */
+  price: money, activationPrice: money.optional(), stopLimitPrice: money.optional(), status: z.string(), filledAmount: money,
   candleTime: z.number().int(), createdAtMs: ms, updatedAtMs: ms, strategyVersion: z.string().optional(), reason: z.string().optional(),
 }).meta({ id: 'Order' });
 

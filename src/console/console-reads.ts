@@ -187,6 +187,7 @@ function orderView(r: OrderRecord): Answer<typeof api.orderView> {
     clientOrderId: r.clientOrderId, strategy: r.strategy, market: r.market, side: r.side, kind: r.kind, amount: r.amount, price: r.price,
     status: r.status, filledAmount: r.filledAmount, candleTime: r.candleTime, createdAtMs: r.createdAtMs, updatedAtMs: r.updatedAtMs,
     ...(r.activationPrice === undefined ? {} : { activationPrice: r.activationPrice }),
+    ...(r.stopLimitPrice === undefined ? {} : { stopLimitPrice: r.stopLimitPrice }),
     ...(r.strategyVersion === undefined ? {} : { strategyVersion: r.strategyVersion }),
     ...(r.reason === undefined ? {} : { reason: r.reason }),
   };

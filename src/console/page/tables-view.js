@@ -10,10 +10,11 @@
   const CANCELLABLE = new Set(['open', 'triggered', 'partially_filled']);
 
   const num = (value, title) => el('td', { class: 'num', title: title || undefined }, value);
+  const limitOf = (o) => (o.kind === 'oco_sl' && o.stopLimitPrice ? o.stopLimitPrice : o.price);
 
   function cancelButton(o) {
     return TB.actionButton('cancel', 'Cancel', () => TB.runAction(`cancel ${o.clientOrderId}`,
-      `${o.strategy}'s ${o.side} ${o.kind} of ${TB.decimal(o.amount)} ${o.market} at ${TB.decimal(o.price)} is cancelled at the venue (both legs of an OCO).`,
+      `${o.strategy}'s ${o.side} ${o.kind} of ${TB.decimal(o.amount)} ${o.market} at ${TB.decimal(limitOf(o))} is cancelled at the venue (both legs of an OCO).`,
       `/orders/${encodeURIComponent(o.clientOrderId)}/cancel`, {}), 'small danger', o.clientOrderId);
   }
 
@@ -26,7 +27,8 @@
       el('td', { class: `side-${o.side}` }, o.side),
       el('td', {}, o.kind),
       num(TB.decimal(o.amount), o.amount),
-      num([TB.decimal(o.price), o.activationPrice ? el('span', { class: 'muted small' }, ` stop ${TB.decimal(o.activationPrice)}`) : ''], o.price),
+      // An OCO's stop-loss leg trades at its own limit once its stop triggers; the record's price is the take-profit's.
+      num([TB.decimal(limitOf(o)), o.activationPrice ? el('span', { class: 'muted small' }, ` stop ${TB.decimal(o.activationPrice)}`) : ''], limitOf(o)),
       el('td', { class: `status status-${o.status}`, title: o.reason || undefined }, o.status.replace(/_/g, ' '), o.reason ? el('span', { class: 'muted small' }, ` (${o.reason})`) : ''),
       num(filled, o.filledAmount),
       el('td', { class: 'mono small', title: o.strategyVersion ? `strategy version ${o.strategyVersion}` : undefined }, o.clientOrderId),
