@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Decimal } from '../domain/decimal';
+import type { FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import type { MarketName } from '../domain/market';
 import { componentLogger } from '../log/logger';
@@ -28,6 +29,23 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
+ * Who may use the console, checked as at start (also by `tradebot check-config`): a non-loopback
+ * address only behind a declared TLS proxy; at least one token (or the paper one-time token); every
+ * token file readable. ConfigError naming the key otherwise.
+ */
+export function consoleAccess(config: FrozenConfig): { readonly tokens: TokenBook; readonly oneTime: string | undefined } {
+  const c = config.console;
+  if (!isLoopback(c.host) && !c.behindTlsProxy) {
+    throw new ConfigError(`console.host ${c.host} is not a loopback address: bearer tokens would cross the network in clear. Put a TLS-terminating proxy (an Ingress) in front and set console.behindTlsProxy: true (docs/console.md)`, { path: 'console.host' });
+  }
+  const oneTime = c.tokens.length === 0 && c.oneTimeToken && config.mode === 'paper' && isLoopback(c.host) ? mintToken() : undefined;
+  if (c.tokens.length === 0 && oneTime === undefined) {
+    throw new ConfigError('console.enabled needs at least one token in console.tokens (a one-time token is minted only in paper mode on loopback)', { path: 'console.tokens' });
+  }
+  return { tokens: TokenBook.fromConfig(c, oneTime === undefined ? [] : [{ name: 'one-time', role: 'operator', token: oneTime }]), oneTime };
+}
+
+/**
  * The operator's console (config `console`, docs/console.md): the API and the page on their own
  * listener, reading the stores every replica shares and acting through the operator's one path
  * (OperatorActions, as the CLI). Started last, once the daemon trades. Paper mode on loopback without
@@ -40,14 +58,7 @@ export async function startConsole(
 ): Promise<string | undefined> {
   const c = ctx.config.console;
   if (!c.enabled) return undefined;
-  if (!isLoopback(c.host) && !c.behindTlsProxy) {
-    throw new ConfigError(`console.host ${c.host} is not a loopback address: bearer tokens would cross the network in clear. Put a TLS-terminating proxy (an Ingress) in front and set console.behindTlsProxy: true (docs/console.md)`, { path: 'console.host' });
-  }
-  const oneTime = c.tokens.length === 0 && c.oneTimeToken && ctx.config.mode === 'paper' && isLoopback(c.host) ? mintToken() : undefined;
-  if (c.tokens.length === 0 && oneTime === undefined) {
-    throw new ConfigError('console.enabled needs at least one token in console.tokens (a one-time token is minted only in paper mode on loopback)', { path: 'console.tokens' });
-  }
-  const tokens = TokenBook.fromConfig(c, oneTime === undefined ? [] : [{ name: 'one-time', role: 'operator', token: oneTime }]);
+  const { tokens, oneTime } = consoleAccess(ctx.config);
   const log = componentLogger(ctx.log, 'console');
   const { redis } = venue;
   const stores = operatorStores(ctx.config, ctx.baseDir, redis, venue.state.keys);

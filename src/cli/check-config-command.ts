@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { consoleAccess } from '../app/console-wiring';
 import { usesRedis } from '../config/redis-target';
 import { guestIsolationMinimum, guestIsolationOf } from '../app/guest-isolation';
 import { EXIT_CONFIG } from '../app/lifecycle';
@@ -55,6 +56,12 @@ export async function checkConfig(
   if (loaded.errors.length > 0) {
     return { ok: false, text: `${file}: strategies:\n${loaded.errors.map((e) => `  ${e.code} ${withFile(e)}`).join('\n')}\n` };
   }
+  let console: string;
+  try {
+    console = consoleLine(config);
+  } catch (err) {
+    return { ok: false, text: formatError(err) };
+  }
   // Every enabled market against what the venue offers: the daemon refuses these at start-up (exit 78).
   const venue = await marketsOf(config);
   const marketLines: string[] = [];
@@ -69,7 +76,7 @@ export async function checkConfig(
     const used = [...new Set(loaded.strategies.flatMap((s) => s.markets))];
     marketLines.unshift(`  markets: ${used.join(', ')} offered by ${venue.source}`);
   }
-  return { ok: true, text: summary(file, config, loaded.strategies, marketLines) };
+  return { ok: true, text: summary(file, config, loaded.strategies, [...marketLines, console]) };
 }
 
 function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<typeof describeConfiguredStrategies>>['strategies'], marketLines: readonly string[]): string {
@@ -95,6 +102,14 @@ function summary(file: string, c: FrozenConfig, strategies: Awaited<ReturnType<t
   lines.push(`  kill-switch: ${c.killSwitch.enabled ? `on, ${c.killSwitch.timeoutSeconds} s timeout, refreshed every ${c.killSwitch.refreshSeconds} s` : 'off'}`);
   lines.push(`  metrics: ${c.metrics.enabled ? `${c.metrics.host}:${c.metrics.port}` : 'off'}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The console as the daemon would open it (token files read, the TLS rule applied): who may come in. */
+function consoleLine(c: FrozenConfig): string {
+  if (!c.console.enabled) return '  console: off';
+  const { tokens, oneTime } = consoleAccess(c);
+  const roles = c.console.tokens.map((t) => `${t.name} (${t.role})`).join(', ');
+  return `  console: ${c.console.host}:${c.console.port}${c.console.behindTlsProxy ? ' behind a TLS proxy' : ''}, ${oneTime !== undefined ? 'a one-time operator token at start' : `${tokens.size} token(s): ${roles}`}`;
 }
 
 /** The error message, prefixed with the module file when the message does not name it already. */

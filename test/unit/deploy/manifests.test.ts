@@ -185,7 +185,13 @@ describe('Kubernetes manifests', () => {
     const env = { TRADEBOT_API_KEY: 'placeholder-key', TRADEBOT_API_SECRET: 'placeholder-secret', TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' };
     try {
       const file = join(dir, 'live.yaml');
-      writeFileSync(file, text);
+      // The console's token files as the Secret mounts them, here in the temp dir: check-config reads them.
+      let mounted = text;
+      for (const name of ['console-operator-token', 'console-viewer-token']) {
+        writeFileSync(join(dir, name), 'a-placeholder-token-of-enough-length\n');
+        mounted = mounted.replace(`/run/secrets/tradebot/${name}`, join(dir, name));
+      }
+      writeFileSync(file, mounted);
       const here = resolveIsolation('auto');
       if (typeof here !== 'string') throw new Error(here.problem);
       let checked = file;
@@ -195,11 +201,17 @@ describe('Kubernetes manifests', () => {
         const refused = await checkConfig(file, env, root);
         expect([refused.ok, refused.text]).toEqual([false, expect.stringContaining('strategies.minGuestIsolation')]);
         checked = join(dir, 'live-here.yaml');
-        writeFileSync(checked, text.replace('minGuestIsolation: permission-net', `minGuestIsolation: ${here}`));
+        writeFileSync(checked, mounted.replace('minGuestIsolation: permission-net', `minGuestIsolation: ${here}`));
       }
       const result = await checkConfig(checked, env, root);
       expect([result.ok, result.text]).toEqual([true, expect.stringContaining(`OK ${checked}`)]);
       expect(result.text).toMatch(/strategy sma-cross \(version [^)]+\): BTC_USDT 1h, warm-up \d+, params \{"fast":10,"slow":30,/);
+      expect(result.text).toContain('console: 0.0.0.0:8080 behind a TLS proxy, 2 token(s): operators (operator), viewers (viewer)');
+      // A Secret without the token files: the daemon would not start, and check-config says so.
+      const unmounted = join(dir, 'unmounted.yaml');
+      writeFileSync(unmounted, readFileSync(checked, 'utf8').replace(join(dir, 'console-operator-token'), '/run/secrets/tradebot/console-operator-token'));
+      const missing = await checkConfig(unmounted, env, root);
+      expect([missing.ok, missing.text]).toEqual([false, expect.stringContaining('console.tokens[operators].file (/run/secrets/tradebot/console-operator-token) cannot be read: ENOENT')]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
