@@ -117,7 +117,8 @@ export class ConsoleReads {
     const fills = records.slice(0, limit).map((r) => {
       const amount = new Decimal(r.filledAmount);
       const money = new Decimal(r.filledMoney);
-      const price = money.greaterThan(0) ? money.dividedBy(amount) : new Decimal(r.price);
+      // As the daemon's recorder prices a fill: the venue's deal money, else the leg's limit price.
+      const price = money.greaterThan(0) ? money.dividedBy(amount) : new Decimal(r.kind === 'oco_sl' ? r.stopLimitPrice ?? r.price : r.price);
       const marketMs = [...r.history].reverse().find((h) => h.event === 'fill' || h.event === 'fill_partially')?.marketMs;
       return {
         clientOrderId: r.clientOrderId, strategy: r.strategy, market: r.market, side: r.side, amount: r.filledAmount, price: price.toString(), fee: r.fee,
