@@ -43,7 +43,7 @@ async function until(check: () => boolean): Promise<void> {
 
 async function value(metrics: Metrics, key: 'notificationsSent' | 'notificationsFailed' | 'notificationsRetried' | 'notificationsDropped' | 'notificationsDeduplicated', labels: Record<string, string>): Promise<number> {
   const values = (await metrics[key].get()).values;
-  return values.filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((a, v) => a + v.value, 0);
+  return values.filter((v) => Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x)).reduce((a, v) => a + v.value, 0);
 }
 
 describe('a channel worker', () => {
