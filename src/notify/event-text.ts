@@ -47,7 +47,7 @@ export function eventText(event: DaemonEvent): string | undefined {
     case 'drift': {
       const first = event.first.slice(0, 3).map((line) => `\n- ${clip(line, 200)}`).join('');
       return `DRIFT: ${event.unexplained} unexplained difference${event.unexplained === 1 ? '' : 's'} between live and its backtest `
-        + `(allowed ${event.allowed}), ${utcMinute(event.from)} to ${utcMinute(event.to)}.${first}\nFull report: tradebot drift --out report.json`;
+        + `(allowed ${event.allowed}), ${utcMinute(event.from)} to ${utcMinute(event.to)}.${first}\nReport: tradebot drift --from ${event.from} --to ${event.to} --out reports/drift`;
     }
     case 'daily_summary':
       return `Daily summary ${event.day} (UTC, so far): realised PnL ${signed(event.realizedPnl)}, ${event.fills} fill${event.fills === 1 ? '' : 's'}`;

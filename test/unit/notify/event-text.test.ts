@@ -29,6 +29,7 @@ describe('the human line of each event', () => {
     const drift = eventText({ type: 'drift', id: 'd', atMs: at, unexplained: 2, allowed: 0, from: at / 1000 - 3600, to: at / 1000, first: ['sma BTC_USDT 1 only_live: x', 'sma BTC_USDT 2 different: y'] });
     expect(drift).toContain('DRIFT: 2 unexplained differences between live and its backtest (allowed 0), 2026-11-28 02:00 UTC to 2026-11-28 03:00 UTC.');
     expect(drift).toContain('\n- sma BTC_USDT 2 different: y');
+    expect(drift).toContain(`\nReport: tradebot drift --from ${at / 1000 - 3600} --to ${at / 1000} --out reports/drift`);
     const day = { type: 'daily_summary', id: 'daily:2026-11-28', atMs: at, day: '2026-11-28', fills: 17 } as const;
     expect(eventText({ ...day, realizedPnl: '12.34' })).toBe('Daily summary 2026-11-28 (UTC, so far): realised PnL +12.34, 17 fills');
     expect(eventText({ ...day, realizedPnl: '-3.5', fills: 1 })).toBe('Daily summary 2026-11-28 (UTC, so far): realised PnL -3.5, 1 fill');
