@@ -4,8 +4,7 @@ import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
 import type { BackoffPolicy } from './backoff';
 import { ChannelWorker } from './channel-worker';
-import { eventText, labelled } from './event-text';
-import type { Notice, NoticeType, NotificationChannel } from './notice';
+import type { NoticeType, NotificationChannel } from './notice';
 import type { SendClaims } from './send-claims';
 
 export interface NotifierOptions {
@@ -25,15 +24,15 @@ export interface NotifierOptions {
 }
 
 /**
- * The daemon's events, told on every channel. notify() is what the event bus calls: it picks the
- * events people want, writes their line, queues it on each channel and returns; sending happens in
- * each channel's worker (channel-worker.ts), never on the producer's time.
+ * The daemon's events, told on every channel. notify() is what the event bus calls, on the producer's
+ * time: it picks the events people want, queues each on every channel and returns; writing the line
+ * and sending it happen in each channel's worker (channel-worker.ts).
  */
 export class Notifier {
   private readonly workers: ChannelWorker[];
   private readonly types: ReadonlySet<DaemonEventType>;
 
-  constructor(private readonly o: NotifierOptions) {
+  constructor(o: NotifierOptions) {
     this.types = new Set(o.types.filter((t): t is DaemonEventType & NoticeType => t !== 'notifications_suppressed'));
     this.workers = o.channels.map((channel) => new ChannelWorker({
       channel, claims: o.claims, metrics: o.metrics, log: o.log, clock: o.clock, maxPerMinute: o.maxPerMinute,
@@ -47,10 +46,7 @@ export class Notifier {
     if (!this.types.has(event.type)) return;
     // A drift check is news only when more differences are unexplained than the deployment tolerates.
     if (event.type === 'drift' && event.unexplained <= event.allowed) return;
-    const text = eventText(event);
-    if (text === undefined) return;
-    const notice: Notice = { id: event.id, type: event.type as NoticeType, atMs: event.atMs, text: labelled(this.o.label, text), event };
-    for (const worker of this.workers) worker.enqueue(notice);
+    for (const worker of this.workers) worker.enqueue(event);
   }
 
   /** Sends what is queued for up to `drainMs`, then stops every channel (what is left is counted and logged). */

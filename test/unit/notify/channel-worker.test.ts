@@ -1,10 +1,11 @@
 import { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
 import { ManualClock } from '../../../src/core/clock';
+import type { DaemonEvent } from '../../../src/domain/daemon-event';
 import { createLogger } from '../../../src/log/logger';
 import { createMetrics, type Metrics } from '../../../src/metrics/registry';
 import { ChannelWorker } from '../../../src/notify/channel-worker';
-import type { Notice, NoticeType, NotificationChannel, SendOutcome } from '../../../src/notify/notice';
+import type { Notice, NotificationChannel, SendOutcome } from '../../../src/notify/notice';
 import { MemorySendClaims } from '../../../src/notify/send-claims';
 
 /**
@@ -15,6 +16,8 @@ import { MemorySendClaims } from '../../../src/notify/send-claims';
 class ScriptedChannel implements NotificationChannel {
   readonly kind = 'scripted';
   readonly name = 'c1';
+  /** Ids of the messages delivered, and their texts. */
+  readonly sent: string[] = [];
   readonly texts: string[] = [];
   readonly attempts: string[] = [];
   script: SendOutcome[] = [];
@@ -27,14 +30,23 @@ class ScriptedChannel implements NotificationChannel {
       if (signal.aborted) return { kind: 'failed', reason: 'shutdown' };
     }
     const outcome = this.script.shift() ?? { kind: 'sent' };
-    if (outcome.kind === 'sent') this.texts.push(notice.text);
+    if (outcome.kind === 'sent') {
+      this.sent.push(notice.id.startsWith('suppressed:') ? 'suppressed' : notice.id);
+      this.texts.push(notice.text);
+    }
     return outcome;
   }
 
   close(): void {}
 }
 
-const notice = (id: string, type: NoticeType = 'fill'): Notice => ({ id, type, atMs: 0, text: `${type} ${id}` });
+function notice(id: string, type: 'fill' | 'rejection' | 'trading_state' = 'fill'): DaemonEvent {
+  if (type === 'trading_state') return { type, id, atMs: 0, state: 'halted', previous: 'active', reason: id };
+  if (type === 'rejection') return { type, id, atMs: 0, clientOrderId: id, reason: 'no' };
+  return { type, id, atMs: 0, strategy: 's', market: 'BTC_USDT', side: 'buy', amount: '1', price: '1', fee: '0', clientOrderId: id };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -73,14 +85,15 @@ describe('a channel worker', () => {
     for (const id of ['f1', 'f2', 'f3', 'f4', 'f5']) worker.enqueue(notice(id));
     worker.enqueue(notice('halt', 'trading_state'));
     worker.enqueue(notice('r1', 'rejection'));
-    await until(() => channel.texts.length === 3);
-    expect(channel.texts).toEqual(['fill f1', 'fill f2', 'trading_state halt']);
+    await until(() => channel.sent.length === 3);
+    expect(channel.sent).toEqual(['f1', 'f2', 'halt']);
+    expect(channel.texts[2]).toBe('[tb] Trading HALTED (was active): halt');
     expect(await value(metrics, 'notificationsDropped', { reason: 'rate_limited', type: 'fill' })).toBe(3);
     clock.advanceMs(120_000);
     worker.enqueue(notice('f6'));
-    await until(() => channel.texts.length === 5);
+    await until(() => channel.sent.length === 5);
     expect(channel.texts[3]).toBe('[tb] 4 more notifications suppressed (over 2 per minute on this channel): 3 fill, 1 rejection. The daemon\'s log has each one.');
-    expect(channel.texts[4]).toBe('fill f6');
+    expect(channel.sent[4]).toBe('f6');
     expect(lines.filter((l) => l.includes('over the rate limit'))).toHaveLength(1);
   });
 
@@ -89,7 +102,7 @@ describe('a channel worker', () => {
     worker.enqueue(notice('same'));
     worker.enqueue(notice('same'));
     worker.enqueue(notice('other'));
-    await until(() => channel.texts.length === 2);
+    await until(() => channel.sent.length === 2);
     expect(await value(metrics, 'notificationsDeduplicated', { channel: 'c1', type: 'fill' })).toBe(1);
   });
 
@@ -97,7 +110,7 @@ describe('a channel worker', () => {
     start({ attempts: 3 });
     channel.script = [{ kind: 'retry', reason: 'server_error', status: 500 }, { kind: 'retry', reason: 'network' }, { kind: 'sent' }];
     worker.enqueue(notice('a'));
-    await until(() => channel.texts.length === 1);
+    await until(() => channel.sent.length === 1);
     expect(channel.attempts).toEqual(['a', 'a', 'a']);
     channel.script = [{ kind: 'retry', reason: 'timeout' }, { kind: 'retry', reason: 'timeout' }, { kind: 'retry', reason: 'timeout' }, { kind: 'failed', reason: 'refused', status: 404 }];
     worker.enqueue(notice('b'));
@@ -120,14 +133,16 @@ describe('a channel worker', () => {
     await until(() => channel.attempts.length === 1);
     worker.enqueue(notice('halt', 'trading_state'));
     for (const id of ['f1', 'f2', 'f3', 'f4']) worker.enqueue(notice(id));
+    await turn(); // drops reach the metric once per turn of the event loop
     expect(await value(metrics, 'notificationsDropped', { reason: 'queue_full' })).toBe(2);
     expect(lines.filter((l) => l.includes('queue full'))).toHaveLength(1);
     await worker.close(20);
     release();
-    expect(channel.texts).toEqual([]);
+    expect(channel.sent).toEqual([]);
     expect(await value(metrics, 'notificationsFailed', { reason: 'shutdown' })).toBe(1);
     expect(await value(metrics, 'notificationsDropped', { reason: 'shutdown' })).toBe(3);
     worker.enqueue(notice('late'));
+    await turn();
     expect(await value(metrics, 'notificationsDropped', { reason: 'shutdown' })).toBe(4);
   });
 });

@@ -79,11 +79,27 @@ describe('bounded queue', () => {
     expect(q.drain()).toEqual(['HALT-1', 'fill-3', 'HALT-2']);
   });
 
-  test('full of kept items: the oldest goes', () => {
-    const q = new BoundedQueue<string>(2, () => true);
-    q.push('a');
-    q.push('b');
-    expect(q.push('c')).toBe('a');
-    expect([q.shift(), q.shift(), q.shift()]).toEqual(['b', 'c', undefined]);
+  test('full of kept items: a kept one drops the oldest, any other is itself dropped', () => {
+    const q = new BoundedQueue<string>(2, (s) => s.startsWith('HALT'));
+    q.push('HALT-a');
+    q.push('HALT-b');
+    expect(q.push('fill')).toBe('fill');
+    expect(q.push('HALT-c')).toBe('HALT-a');
+    expect([q.shift(), q.shift(), q.shift()]).toEqual(['HALT-b', 'HALT-c', undefined]);
+  });
+
+  test('order is kept across both lines, and over many pushes (the lines compact)', () => {
+    const q = new BoundedQueue<number>(5000, (n) => n % 7 === 0);
+    const dropped: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const d = q.push(i);
+      if (d !== undefined) dropped.push(d);
+      if (i % 3 === 0) q.shift();
+    }
+    const left = q.drain();
+    expect(left.length).toBe(5000);
+    expect([...left].sort((a, b) => a - b)).toEqual(left);
+    expect(dropped.every((d) => d % 7 !== 0)).toBe(true);
+    expect(q.length).toBe(0);
   });
 });
