@@ -82,8 +82,9 @@ export function postJson(url: Secret<URL>, payload: unknown, options: PostOption
         if (!res.complete) req.destroy();
       });
       res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        chunks.push(chunk);
         size += chunk.length;
-        if (size <= cap + chunk.length) chunks.push(chunk);
         if (size >= cap) done();
       });
       res.on('end', done);
