@@ -50,7 +50,7 @@ const webhookChannel = z
       const problem = webhookUrlProblem(v, true);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     }).optional(),
-    /** A file holding the URL (a Kubernetes Secret mounted as a file); relative to the config's directory. */
+    /** A file holding the URL (a Kubernetes Secret mounted as a file); a relative path is resolved as `strategies.dir` is. */
     urlFile: filePath.optional(),
     /** Deadline of one attempt, connect to the last byte of the answer. */
     timeoutMs,

@@ -15,7 +15,7 @@ const BOT_TOKEN = /^\d{3,}:[A-Za-z0-9_-]{20,}$/;
  * The configured channels, their secrets read from their files now (at start, and by check-config),
  * so a missing, empty or wrong file stops the start with the key that names it, not the first
  * notification hours later. The secret itself is never echoed in an error; files are relative to
- * `baseDir` (the config file's directory).
+ * `baseDir` (the daemon's base directory, as `strategies.dir` and candle files are).
  */
 export function loadNotificationChannels(config: DeepReadonly<NotificationsConfig>, baseDir: string): NotificationChannel[] {
   return config.channels.map((c, i) => {

@@ -95,7 +95,7 @@ describe('channel secrets from files', () => {
     throw new Error('loaded');
   };
 
-  test('read relative to the config directory, trimmed', () => {
+  test('read relative to the base directory, trimmed', () => {
     writeFileSync(join(dir, 'slack.url'), `${SLACK_URL}\n`);
     writeFileSync(join(dir, 'bot.token'), `${TOKEN}\n`);
     const channels = load([
