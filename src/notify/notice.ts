@@ -18,10 +18,11 @@ export interface Notice {
 
 /**
  * Told even over the rate limit, and kept when a full queue drops messages: an operator halting
- * trading or a strategy pausing itself is what someone must hear at 3 a.m., whatever the fills did.
+ * trading or a strategy pausing itself is what someone must hear at 3 a.m., whatever the fills did;
+ * and the daily summary, once a day, must not become a line in a "suppressed" count.
  */
 export function isUrgent(type: NoticeType): boolean {
-  return type === 'trading_state' || type === 'strategy_paused';
+  return type === 'trading_state' || type === 'strategy_paused' || type === 'daily_summary';
 }
 
 export type FailureReason = (typeof NOTIFICATION_FAILURE_REASONS)[number];
