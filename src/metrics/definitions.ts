@@ -102,6 +102,12 @@ export const METRIC_DEFS = {
   streamStaleFallbacks: counter('tradebot_stream_stale_fallbacks_total', 'Times a healthy stream went silent past the watchdog and its concern fell back to REST polling.', ['stream']),
   // Account-stream pushes that claimed a journal record but disagreed with it (issue #29).
   streamPushMismatches: counter('tradebot_stream_push_mismatches_total', 'Account-stream order pushes not applied because they disagreed with the journal record they claimed (by field); the record was settled over REST instead.', ['field']),
+  // Notifications (src/notify/, docs/notifications.md): labels name the channel, never its URL.
+  notificationsSent: counter('tradebot_notifications_sent_total', 'Notifications a receiver accepted (2xx), by channel and event type.', ['channel', 'type']),
+  notificationsFailed: counter('tradebot_notifications_failed_total', 'Notifications given up on (retries spent, refused with a 4xx, or cut by shutdown), by channel, event type and the last reason.', ['channel', 'type', 'reason']),
+  notificationsRetried: counter('tradebot_notifications_retried_total', 'Notification attempts retried after a 5xx, a 429, a network error or a timeout, by channel and event type.', ['channel', 'type']),
+  notificationsDropped: counter('tradebot_notifications_dropped_total', 'Notifications not sent: queue full (oldest dropped), over the rate limit (told as one "N more suppressed" message) or still queued at shutdown.', ['channel', 'type', 'reason']),
+  notificationsDeduplicated: counter('tradebot_notifications_deduplicated_total', 'Notifications skipped because another replica (or this one) already claimed the event for the channel in Redis.', ['channel', 'type']),
   buildInfo: gauge('tradebot_build_info', 'Always 1; labels carry the version and Node.js version.', ['version', 'node_version']),
 } as const;
 
@@ -172,6 +178,13 @@ export const RESERVED_LABELS: readonly string[] = [
 /** tradebot_redis_failovers_total's `change` (store/redis-primary-watch.ts). */
 export const REDIS_PRIMARY_CHANGES = ['failover', 'restart'] as const;
 
+/** tradebot_notifications_failed_total's `reason` (src/notify/notice.ts). */
+export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'server_error', 'rate_limited', 'refused', 'shutdown'] as const;
+/** tradebot_notifications_dropped_total's `reason`. */
+export const NOTIFICATION_DROP_REASONS = ['queue_full', 'rate_limited', 'shutdown'] as const;
+/** The `type` of notification metrics: the notified event types and the coalesced "N more suppressed" message. */
+export const NOTIFICATION_TYPES = ['fill', 'rejection', 'trading_state', 'strategy_paused', 'version_changed', 'drift', 'daily_summary', 'notifications_suppressed'] as const;
+
 export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>> = {
   api_endpoint: Object.keys(ENDPOINTS) as EndpointId[],
   outcome: EXCHANGE_OUTCOMES,
@@ -192,6 +205,9 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   cause: DRIFT_CAUSE_LABELS,
   verdict: DRIFT_VERDICTS,
   change: REDIS_PRIMARY_CHANGES,
+  channel: 'notification channel names (notifications.channels[].name)',
+  type: NOTIFICATION_TYPES,
+  reason: [...new Set([...NOTIFICATION_FAILURE_REASONS, ...NOTIFICATION_DROP_REASONS])],
   account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
@@ -282,5 +298,10 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   driftCheckCpu: { none: 'cost of the check, dashboard only (it runs in a child process at low priority)' },
   buildInfo: ['TradebotAbsent'],
   guestIsolationInfo: { none: 'the daemon refuses to start below strategies.minGuestIsolation; status and the dashboard show the level' },
+  notificationsSent: { none: 'delivery working; dashboard only' },
+  notificationsFailed: { none: 'each give-up is a warn line naming the channel and reason; an alert would travel to the same receivers that are failing; dashboard only' },
+  notificationsRetried: { none: 'a retry is the channel working around a flaky receiver; dashboard only' },
+  notificationsDropped: { none: 'a burst over the rate limit is told as one suppressed message, a full queue is one warn line per burst; dashboard only' },
+  notificationsDeduplicated: { none: 'replicas agreeing on who sends; dashboard only' },
   strategyLogCapped: { none: 'a noisy strategy hurts no order: the dashboard and one warn line per burst say what was dropped' },
 };

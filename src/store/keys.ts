@@ -191,6 +191,16 @@ export class StoreKeys {
     return this.key('control', 'strategy-shadow');
   }
 
+  /**
+   * STRING "1" with a TTL (SET NX PX): this event was claimed for this notification channel by one
+   * replica, which alone sends it. Event ids are URI-encoded; one longer than 200 characters is
+   * replaced by its SHA-256, so a long id still names one key.
+   */
+  notificationSent(channel: string, eventId: string): string {
+    const id = eventId.length > 200 ? `sha256-${createHash('sha256').update(eventId, 'utf8').digest('hex')}` : eventId;
+    return this.key('notify-sent', `${encodeId('channel', channel)}|${encodeId('event id', id)}`);
+  }
+
   /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
   static scopeId(strategy: string, market: string): string {
     return `${encodeId('strategy', strategy)}|${encodeId('market', market)}`;

@@ -1,0 +1,56 @@
+import type { Clock } from '../core/clock';
+import type { DaemonEvent, DaemonEventType } from '../domain/daemon-event';
+import type { Logger } from '../log/logger';
+import type { Metrics } from '../metrics/registry';
+import type { BackoffPolicy } from './backoff';
+import { ChannelWorker } from './channel-worker';
+import type { NoticeType, NotificationChannel } from './notice';
+import type { SendClaims } from './send-claims';
+
+export interface NotifierOptions {
+  readonly channels: readonly NotificationChannel[];
+  readonly claims: SendClaims;
+  /** The event types told (config `notifications.events`, plus `daily_summary` when it is on). */
+  readonly types: readonly NoticeType[];
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly maxPerMinute: number;
+  readonly queueSize: number;
+  readonly retry: BackoffPolicy & { readonly attempts: number };
+  /** Starts every message: `[label] ...`. */
+  readonly label: string;
+  readonly random?: () => number;
+}
+
+/**
+ * The daemon's events, told on every channel. notify() is what the event bus calls, on the producer's
+ * time: it picks the events people want, queues each on every channel and returns; writing the line
+ * and sending it happen in each channel's worker (channel-worker.ts).
+ */
+export class Notifier {
+  private readonly workers: ChannelWorker[];
+  private readonly types: ReadonlySet<DaemonEventType>;
+
+  constructor(o: NotifierOptions) {
+    this.types = new Set(o.types.filter((t): t is DaemonEventType & NoticeType => t !== 'notifications_suppressed'));
+    this.workers = o.channels.map((channel) => new ChannelWorker({
+      channel, claims: o.claims, metrics: o.metrics, log: o.log, clock: o.clock, maxPerMinute: o.maxPerMinute,
+      queueSize: o.queueSize, retry: o.retry, label: o.label, ...(o.random === undefined ? {} : { random: o.random }),
+    }));
+    // Zero series, so increase() sees the first message of each kind.
+    for (const channel of o.channels) for (const type of this.types) o.metrics.notificationsSent.inc({ channel: channel.name, type }, 0);
+  }
+
+  notify(event: DaemonEvent): void {
+    if (!this.types.has(event.type)) return;
+    // A drift check is news only when more differences are unexplained than the deployment tolerates.
+    if (event.type === 'drift' && event.unexplained <= event.allowed) return;
+    for (const worker of this.workers) worker.enqueue(event);
+  }
+
+  /** Sends what is queued for up to `drainMs`, then stops every channel (what is left is counted and logged). */
+  async close(drainMs: number): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close(drainMs)));
+  }
+}
