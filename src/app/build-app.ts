@@ -4,6 +4,7 @@ import type { RedisConnection } from '../store/redis';
 import { SystemClock, type MarketClock } from '../core/clock';
 import { DaemonEventBus } from '../domain/daemon-event';
 import type { Decimal } from '../domain/decimal';
+import type { Portfolio } from '../portfolio/portfolio';
 import { NotReadyError } from '../domain/errors';
 import { componentLogger } from '../log/logger';
 import { ExchangeProbe } from '../metrics/exchange-probe';
@@ -65,7 +66,9 @@ export class TradebotApp {
     const metricsServer = await this.startObservability();
     const opened = await openState(ctx, signal);
     this.redis = opened.redis;
-    startNotifications(ctx, opened.redis, opened.state.keys);
+    // The daily summary reads today's realised PnL once trading is wired (until then it says "unavailable").
+    let portfolio: Portfolio | undefined;
+    startNotifications(ctx, opened.redis, opened.state.keys, () => (portfolio === undefined ? undefined : { realizedPnl: portfolio.realizedToday().toString() }));
     const venue = await openVenue(ctx, opened);
     this.marketClock = venue.marketClock;
     this.exchangeProbe.attach(venue.exchange);
@@ -77,6 +80,7 @@ export class TradebotApp {
     const lastPrice = (mk: string): Decimal | undefined => marketStreams?.lastPrice(mk) ?? flow?.lastPrice(mk);
     const trading = await wireTrading(ctx, venue, strategies, lastPrice);
     this.execution = trading.exec;
+    portfolio = trading.portfolio;
     this.tradingControl = trading.tradingControl;
     await reconcileBeforeTrading(ctx, venue, strategies, trading, signal);
     // Re-armed from here on: a restart within the timeout keeps the orders.

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { consoleAccess } from '../app/console-wiring';
+import { loadNotificationChannels } from '../notify/channel-config';
 import { usesRedis } from '../config/redis-target';
 import { guestIsolationMinimum, guestIsolationOf } from '../app/guest-isolation';
 import { EXIT_CONFIG } from '../app/lifecycle';
@@ -58,7 +59,7 @@ export async function checkConfig(
   }
   let console: string;
   try {
-    console = consoleLine(config);
+    console = `${consoleLine(config)}\n${notificationsLine(config, baseDir)}`;
   } catch (err) {
     return { ok: false, text: formatError(err) };
   }
@@ -110,6 +111,14 @@ function consoleLine(c: FrozenConfig): string {
   const { tokens, oneTime } = consoleAccess(c);
   const roles = c.console.tokens.map((t) => `${t.name} (${t.role})`).join(', ');
   return `  console: ${c.console.host}:${c.console.port}${c.console.behindTlsProxy ? ' behind a TLS proxy' : ''}, ${oneTime !== undefined ? 'a one-time operator token at start' : `${tokens.size} token(s): ${roles}`}`;
+}
+
+/** The notification channels as the daemon opens them (secret files read and checked), by name and kind only. */
+function notificationsLine(c: FrozenConfig, baseDir: string): string {
+  if (!c.notifications.enabled) return '  notifications: off';
+  const channels = loadNotificationChannels(c.notifications, baseDir);
+  for (const ch of channels) ch.close();
+  return `  notifications: ${c.notifications.channels.map((ch) => `${ch.name} (${ch.type === 'telegram' ? 'telegram' : `webhook, ${ch.template}`})`).join(', ')}`;
 }
 
 /** The error message, prefixed with the module file when the message does not name it already. */

@@ -207,7 +207,8 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   change: REDIS_PRIMARY_CHANGES,
   channel: 'notification channel names (notifications.channels[].name)',
   type: NOTIFICATION_TYPES,
-  reason: [...new Set([...NOTIFICATION_FAILURE_REASONS, ...NOTIFICATION_DROP_REASONS])],
+  // notifications' failures and drops; the console's refused authentications
+  reason: [...new Set([...NOTIFICATION_FAILURE_REASONS, ...NOTIFICATION_DROP_REASONS, 'missing', 'invalid', 'forbidden', 'blocked'])],
   account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
   market: 'configured markets',
@@ -221,7 +222,6 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   node_version: 'Node.js version (one value per process)',
   route: 'the console API\'s path templates (src/console/routes.ts) and `other`',
   status: 'HTTP status codes the console answers',
-  reason: ['missing', 'invalid', 'forbidden', 'blocked'],
   stream: 'WebSocket streams: account, and market:<market>:<interval> per configured candle subscription',
   method: 'push methods of the subscribed channels (ordersPending_update, deals_update, candles_update, lastprice_update); others are not counted',
 };

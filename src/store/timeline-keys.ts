@@ -8,7 +8,10 @@ import type { StoreKeys } from './keys';
  * venue's market (orders, their indexes, the leases of its process) and what it saw (the drift
  * records). A paper run on a NEW simulated market must not read them (paper-fresh-start.ts).
  */
-export const TIMELINE_KINDS: readonly string[] = ['order', 'order-history', 'index', 'index-strategy', 'lease', 'drift-candles', 'drift', 'drift-run'];
+export const TIMELINE_KINDS: readonly string[] = ['order', 'order-history', 'index', 'index-strategy', 'lease', 'drift-candles', 'drift', 'drift-run', 'notify-sent'];
+
+// `notify-sent`: notification claims name orders by client order id, which a new timeline mints again
+// from the same candles; kept, they would silence its fills.
 
 /**
  * The kinds a new timeline keeps, and why: `control` holds the operator's decisions (promoted strategy

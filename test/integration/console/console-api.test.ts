@@ -1,4 +1,8 @@
-import { request } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import Redis from 'ioredis';
 import { tokenSha256 } from '../../../src/console/token-book';
@@ -12,7 +16,8 @@ import { DaemonProcess, paperConfig, requireBuild, ROOT, writeConfig, type LogLi
  * and both replicas answer the same; tokens and roles hold (401, 403, 429 per address); each action
  * goes through the operator's path (applied by both replicas) and lands in the audit log with who
  * did it; a cancel reaches the replica that holds the order's lease; no token shows in a log line or
- * in /metrics.
+ * in /metrics. Both replicas notify a webhook receiver and a fake Telegram Bot API on loopback: each
+ * event arrives once per channel (claimed in Redis), the console's pause with who and why.
  */
 jest.setTimeout(120_000);
 
@@ -51,7 +56,27 @@ function call(url: string, o: { method?: string; token?: string; body?: unknown;
   });
 }
 
+const BOT_TOKEN = '123456789:AAH-console-test-bot-token_0123456789';
+
+/** A loopback receiver keeping every JSON body it gets (the webhook, and Telegram's sendMessage). */
+async function receiver(): Promise<{ server: Server; url: string; bodies: { path: string; body: Record<string, unknown> }[] }> {
+  const bodies: { path: string; body: Record<string, unknown> }[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      bodies.push({ path: req.url ?? '', body: JSON.parse(text) as Record<string, unknown> });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true,"result":{}}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies };
+}
+
 let sim: SimulatedExchange;
+const servers: Server[] = [];
+let secretsDir: string | undefined;
 const daemons: DaemonProcess[] = [];
 let redis: Redis;
 let cleanup: (() => void) | undefined;
@@ -64,6 +89,8 @@ beforeAll(() => {
 afterAll(async () => {
   await Promise.all(daemons.map((d) => d.kill()));
   await sim?.close();
+  for (const s of servers) s.close();
+  if (secretsDir !== undefined) rmSync(secretsDir, { recursive: true, force: true });
   const keys = await redis.keys(`${PREFIX}*`);
   if (keys.length > 0) await redis.del(...keys);
   await redis.quit();
@@ -79,8 +106,20 @@ test('two replicas: every answer matches the OpenAPI document and both answer th
   const minted = await runCli(['console-token', '--name', 'viewer1', '--role', 'viewer']);
   VIEWER = /^token: (\S+)$/m.exec(minted.stdout)![1]!;
   expect(minted.stdout).toContain(`- { name: viewer1, role: viewer, sha256: ${tokenSha256(VIEWER)} }`);
+  const hook = await receiver();
+  const telegram = await receiver();
+  servers.push(hook.server, telegram.server);
+  secretsDir = mkdtempSync(path.join(tmpdir(), 'tb-console-secrets-'));
+  writeFileSync(path.join(secretsDir, 'bot-token'), `${BOT_TOKEN}\n`, { mode: 0o600 });
   const config = writeConfig(paperConfig({
     paper: { exchangeUrl: sim.url },
+    notifications: {
+      enabled: true,
+      channels: [
+        { type: 'webhook', name: 'hook', template: 'generic', url: `${hook.url}/hook` },
+        { type: 'telegram', name: 'phone', botTokenFile: path.join(secretsDir, 'bot-token'), chatId: '42', apiUrl: telegram.url },
+      ],
+    },
     console: {
       enabled: true, port: 0, maxAuthFailuresPerMinute: 3,
       tokens: [{ name: 'op1', role: 'operator', sha256: tokenSha256(OPERATOR) }, { name: 'viewer1', role: 'viewer', sha256: tokenSha256(VIEWER) }],
@@ -195,4 +234,18 @@ test('two replicas: every answer matches the OpenAPI document and both answer th
     for (const token of [OPERATOR, VIEWER, tokenSha256(OPERATOR)]) expect(everything).not.toContain(token);
   }
   expect(metrics).not.toContain(OPERATOR);
+
+  // Notifications: every event once per channel although both replicas heard most of them; the pause
+  // names who and why. Sending is asynchronous: wait for the resume, the last action, to arrive.
+  const hookEvents = (): { id: string; type: string; text: string }[] => hook.bodies.map((b) => b.body as unknown as { id: string; type: string; text: string });
+  for (const until = Date.now() + 15_000; Date.now() < until && hookEvents().filter((e) => e.type === 'trading_state').length < 2;) await new Promise((r) => setTimeout(r, 200));
+  const ids = hookEvents().map((e) => e.id);
+  expect(ids.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(ids).size).toBe(ids.length);
+  const states = hookEvents().filter((e) => e.type === 'trading_state');
+  expect(states.map((e) => e.text)).toEqual([expect.stringContaining('console:op1: console test: compare replicas'), expect.stringContaining('console test: cli resume')]);
+  for (const until = Date.now() + 10_000; Date.now() < until && telegram.bodies.length < hook.bodies.length;) await new Promise((r) => setTimeout(r, 200));
+  expect(telegram.bodies.every((b) => b.path === `/bot${BOT_TOKEN}/sendMessage` && b.body['chat_id'] !== undefined)).toBe(true);
+  expect(telegram.bodies.filter((b) => String(b.body['text']).includes('console:op1: console test: compare replicas'))).toHaveLength(1);
+  for (const d of daemons) expect(`${JSON.stringify(d.lines)}${d.stderr}`).not.toContain(BOT_TOKEN);
 });
