@@ -75,6 +75,9 @@ export async function startConsole(
     currency: strategies[0]?.markets[0]?.split('_')[1] ?? 'USDT',
   });
   const routes = consoleRoutes({ reads, actions: new OperatorActions(stores), waitMs: ACTION_WAIT_MS });
+  // Zero series, so rate() and the alert see the first request and the first failure.
+  for (const r of routes) ctx.metrics.consoleRequests.inc({ route: r.path, status: '200' }, 0);
+  for (const reason of ['missing', 'invalid', 'forbidden', 'blocked']) ctx.metrics.consoleAuthFailures.inc({ reason }, 0);
   const server = await startConsoleServer({
     host: c.host, port: c.port, routes, openApi: openApiDocument(routes, version), tokens, files: loadStaticFiles(),
     live: new LiveEvents(ctx.events), maxAuthFailuresPerMinute: c.maxAuthFailuresPerMinute, metrics: ctx.metrics, log,

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock';
+import { NOTIFICATION_DROP_REASONS, NOTIFICATION_FAILURE_REASONS } from '../metrics/definitions';
 import type { DaemonEvent, DaemonEventType } from '../domain/daemon-event';
 import type { Logger } from '../log/logger';
 import type { Metrics } from '../metrics/registry';
@@ -38,8 +39,17 @@ export class Notifier {
       channel, claims: o.claims, metrics: o.metrics, log: o.log, clock: o.clock, maxPerMinute: o.maxPerMinute,
       queueSize: o.queueSize, retry: o.retry, label: o.label, ...(o.random === undefined ? {} : { random: o.random }),
     }));
-    // Zero series, so increase() sees the first message of each kind.
-    for (const channel of o.channels) for (const type of this.types) o.metrics.notificationsSent.inc({ channel: channel.name, type }, 0);
+    // Zero series, so increase() sees the first message, failure, retry, drop and duplicate of each kind.
+    for (const channel of o.channels) {
+      for (const type of this.types) {
+        const labels = { channel: channel.name, type };
+        o.metrics.notificationsSent.inc(labels, 0);
+        o.metrics.notificationsRetried.inc(labels, 0);
+        o.metrics.notificationsDeduplicated.inc(labels, 0);
+        for (const reason of NOTIFICATION_FAILURE_REASONS) o.metrics.notificationsFailed.inc({ ...labels, reason }, 0);
+        for (const reason of NOTIFICATION_DROP_REASONS) o.metrics.notificationsDropped.inc({ ...labels, reason }, 0);
+      }
+    }
   }
 
   notify(event: DaemonEvent): void {

@@ -93,3 +93,13 @@ export function expectNoSecrets(label: string, text: string, extraSecrets: reado
   const findings = scanText(text, label, { secrets: [...TEST_SECRETS, ...extraSecrets] });
   if (findings.length > 0) throw new Error(`secrets in ${label}:\n${formatFindings(findings)}`);
 }
+
+/**
+ * The console and notifications switched on for the ops daemons, so their metrics have series for
+ * the dashboard and the alerts: a viewer token nobody holds, and a webhook told only of drift beyond
+ * the allowed (none in these runs) at a port where nothing listens.
+ */
+export const OPS_CONSOLE_AND_NOTIFICATIONS = {
+  console: { enabled: true, port: 0, tokens: [{ name: 'ops', role: 'viewer', sha256: 'a'.repeat(64) }] },
+  notifications: { enabled: true, events: ['drift'], channels: [{ type: 'webhook', name: 'ops', url: 'http://127.0.0.1:9/hook' }] },
+};

@@ -4,7 +4,7 @@ import { grafanaToPromQL, promtool, startPrometheus, type PrometheusServer } fro
 import { PROMETHEUS, PROMTOOL, requireTool } from '../../helpers/system-tools';
 import { paperConfig, requireBuild, writeConfig } from '../app/daemon-process';
 import { deployQueries } from './deploy-queries';
-import { httpGet, OpsDaemon, ROOT, waitFor } from './ops-daemon';
+import { httpGet, OPS_CONSOLE_AND_NOTIFICATIONS, OpsDaemon, ROOT, waitFor } from './ops-daemon';
 
 /**
  * The operators' files against the real tools (Debian `prometheus` 2.42: prometheus + promtool):
@@ -48,6 +48,7 @@ describe('a paper daemon scraped by a real Prometheus', () => {
       // A drift check every 5 market minutes (a child process): the drift panels and alert have series.
       drift: { intervalMinutes: 5, windowMinutes: 5 },
       metrics: { port, host: '127.0.0.1' },
+      ...OPS_CONSOLE_AND_NOTIFICATIONS,
     }));
     daemon = new OpsDaemon(['run', '--config', config.file], {});
     const d = daemon;

@@ -5,7 +5,7 @@ import { freePort } from '../../helpers/redis-server';
 import { OPS_TEST_SECRET } from '../../helpers/secret-scan';
 import { paperConfig, requireBuild, writeConfig } from '../app/daemon-process';
 import { deployQueries, metricUsers } from './deploy-queries';
-import { expectNoSecrets, httpGet, OpsDaemon, waitFor } from './ops-daemon';
+import { expectNoSecrets, httpGet, OPS_CONSOLE_AND_NOTIFICATIONS, OpsDaemon, waitFor } from './ops-daemon';
 
 /**
  * Issue 6 item 3: the daemon in paper mode (child process, real Redis) is scraped while it trades,
@@ -58,6 +58,7 @@ beforeAll(async () => {
     killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 600, refreshSeconds: 60 },
     // A drift check every 5 market minutes (a child process): the drift panels and alert have series.
     drift: { intervalMinutes: 5, windowMinutes: 5 },
+    ...OPS_CONSOLE_AND_NOTIFICATIONS,
   }));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
