@@ -40,6 +40,8 @@ export class TradebotApp {
   private redis: RedisConnection | undefined;
   private redisUp = true;
   private execution: Execution | undefined;
+  /** The checks behind /readyz, also what the console reports of this replica. */
+  private readiness: ReadinessCheck[] = [];
   private stopping = false;
   private fatal: (error: Error) => void = (error) => this.ctx.log.fatal({ err: error }, 'fatal: a part of the daemon cannot go on');
 
@@ -91,7 +93,7 @@ export class TradebotApp {
     });
     flow = runtime.flow;
     marketStreams = await startSchedulers(ctx, venue, loaded, trading, runtime, accountStream);
-    const consoleUrl = await startConsole(ctx, venue, strategies, trading, lastPrice, this.input.version ?? '0.0.0');
+    const consoleUrl = await startConsole(ctx, venue, strategies, trading, lastPrice, this.input.version ?? '0.0.0', () => evaluateReadiness(this.readiness, 2000));
     if (signal.aborted) throw new NotReadyError('shutdown requested during start-up', {});
     ctx.log.info({ durable: opened.state.durable, metrics: metricsServer?.url, console: consoleUrl }, 'tradebot started'); // `mode` is on every line
   }
@@ -106,6 +108,7 @@ export class TradebotApp {
         name: 'redis', check: async () => (this.redis !== undefined && (await checkRedisHealth(this.redis)).ok ? { ok: true } : { ok: false, reason: 'TB_ERR_STORE_UNAVAILABLE' }),
       }]),
     ];
+    this.readiness = readiness;
     setReadinessSource(metrics, async () => {
       const report = await evaluateReadiness(readiness, 2000);
       return Object.fromEntries(Object.entries(report.checks).map(([name, r]) => [name, r.ok]));

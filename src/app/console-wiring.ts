@@ -13,6 +13,7 @@ import { openApiDocument } from '../console/openapi';
 import { consoleRoutes } from '../console/routes';
 import { loadStaticFiles } from '../console/static-files';
 import { mintToken, TokenBook } from '../console/token-book';
+import type { ReadinessReport } from '../metrics/server';
 import { OperatorActions } from '../operator/operator-actions';
 import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
@@ -54,7 +55,7 @@ export function consoleAccess(config: FrozenConfig): { readonly tokens: TokenBoo
  */
 export async function startConsole(
   ctx: DaemonContext, venue: Venue, strategies: readonly { readonly name: string; readonly markets: readonly MarketName[]; readonly interval: string }[],
-  trading: Trading, lastPrice: (market: MarketName) => Decimal | undefined, version: string,
+  trading: Trading, lastPrice: (market: MarketName) => Decimal | undefined, version: string, readiness: () => Promise<ReadinessReport>,
 ): Promise<string | undefined> {
   const c = ctx.config.console;
   if (!c.enabled) return undefined;
@@ -73,6 +74,12 @@ export async function startConsole(
     appliedState: () => ({ state: control.state, reason: 'config risk.initialState (nothing stored yet)' }),
     control: stores.control, audit: stores.audit, drift, marketClock: venue.marketClock, wallClock: ctx.wallClock, lastPrice,
     currency: strategies[0]?.markets[0]?.split('_')[1] ?? 'USDT',
+    self: async () => {
+      const [report, connected, healthy] = await Promise.all([readiness(), ctx.metrics.streamConnected.get(), ctx.metrics.streamHealthy.get()]);
+      const up = (values: typeof connected.values, stream: string): boolean => values.some((v) => v.labels['stream'] === stream && v.value === 1);
+      const names = [...new Set(connected.values.map((v) => String(v.labels['stream'])))].sort();
+      return { ready: report.status === 'ready', checks: report.checks, streams: names.map((stream) => ({ stream, connected: up(connected.values, stream), healthy: up(healthy.values, stream) })) };
+    },
   });
   const routes = consoleRoutes({ reads, actions: new OperatorActions(stores), waitMs: ACTION_WAIT_MS });
   // Zero series, so rate() and the alert see the first request and the first failure.

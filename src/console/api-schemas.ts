@@ -23,6 +23,12 @@ export const statusAnswer = z.object({
   replicas: z.array(z.object({ instance: z.string(), state: tradingState, appliedSeq: z.number().int(), ageMs: z.number().int() })),
   leases: z.array(z.object({ strategy: z.string(), market: z.string(), owner: z.string().optional(), remainingMs: z.number().int().optional() })),
   pausedStrategies: z.array(z.object({ strategy: z.string(), reason: z.string(), sinceMs: ms })),
+  /** The replica that answered, as it sees itself: its readiness checks and its WebSocket streams (unhealthy = on REST polling). */
+  answeredBy: z.object({
+    ready: z.boolean(),
+    checks: z.record(z.string(), z.object({ ok: z.boolean(), reason: z.string().optional() })),
+    streams: z.array(z.object({ stream: z.string(), connected: z.boolean(), healthy: z.boolean() })),
+  }),
 }).meta({ id: 'Status' });
 
 const shadowSummary = z.object({

@@ -36,6 +36,8 @@ export interface ConsoleReadDeps {
   readonly lastPrice: (market: MarketName) => Decimal | undefined;
   /** The currency PnL is counted in (the markets' money side). */
   readonly currency: string;
+  /** This replica's own health: its readiness checks and streams (the rest of the status is shared). */
+  readonly self: () => Promise<Answer<typeof api.statusAnswer>['answeredBy']>;
 }
 
 /** How much of the journal the positions, fills and PnL are computed from (newest first): what the daemon seeds from too. */
@@ -53,8 +55,8 @@ export class ConsoleReads {
   constructor(private readonly d: ConsoleReadDeps) {}
 
   async status(): Promise<Answer<typeof api.statusAnswer>> {
-    const [stored, replicas, leases, versions] = await Promise.all([
-      this.d.tradingState.read(), this.d.tradingState.readReplicas(), this.leaseRows(), this.versions(),
+    const [stored, replicas, leases, versions, answeredBy] = await Promise.all([
+      this.d.tradingState.read(), this.d.tradingState.readReplicas(), this.leaseRows(), this.versions(), this.d.self(),
     ]);
     const applied = this.d.appliedState();
     return {
@@ -64,6 +66,7 @@ export class ConsoleReads {
         .sort((a, b) => a.instance.localeCompare(b.instance)),
       leases,
       pausedStrategies: versions.flatMap((v) => (v.paused === undefined ? [] : [{ strategy: v.strategy, reason: v.paused.reason, sinceMs: v.paused.sinceMs }])),
+      answeredBy,
     };
   }
 

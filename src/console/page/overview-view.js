@@ -67,6 +67,13 @@
 
     TB.patch(TB.byId('replicas'), (status.replicas || []).length === 0 ? el('li', { class: 'muted' }, 'no replica reported') : status.replicas.map((r) =>
       el('li', {}, el('span', { class: 'mono' }, r.instance), ` ${r.state} · applied #${r.appliedSeq} · seen ${TB.duration(r.ageMs)} ago`)));
+    // How the replica that answered sees itself: readiness checks, and streams (unhealthy = REST polling).
+    const self = status.answeredBy || { ready: false, checks: {}, streams: [] };
+    TB.patch(TB.byId('health'), [
+      el('li', {}, self.ready ? el('span', { class: 'good' }, 'ready') : el('span', { class: 'bad' }, 'NOT READY'), ': ',
+        Object.entries(self.checks).map(([name, c]) => `${name} ${c.ok ? 'ok' : `failing${c.reason ? ` (${c.reason})` : ''}`}`).join(', ')),
+      ...self.streams.map((s) => el('li', {}, `stream ${s.stream}: `, s.healthy ? 'healthy' : s.connected ? el('span', { class: 'warn-text' }, 'connected, REST polling') : el('span', { class: 'bad' }, 'down, REST polling'))),
+    ]);
     TB.patch(TB.byId('leases'), (status.leases || []).length === 0 ? el('li', { class: 'muted' }, 'none') : status.leases.map((l) =>
       el('li', {}, `${l.strategy} · ${l.market}: `, l.owner ? el('span', { class: 'mono' }, l.owner) : el('span', { class: 'bad' }, 'not held'),
         l.remainingMs !== undefined ? ` (${TB.duration(l.remainingMs)} left)` : '')));

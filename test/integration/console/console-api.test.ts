@@ -169,7 +169,7 @@ test('two replicas: every answer matches the OpenAPI document and both answer th
 
   // What changes by the second (clocks, TTLs, prices) is left out; the rest must be equal.
   const stable = (path: string, body: unknown): unknown => JSON.parse(JSON.stringify(body, (k, v: unknown) => {
-    if (['atMs', 'marketTimeMs', 'ageMs', 'remainingMs', 'unrealizedPnl', 'lastPrice'].includes(k) && !(path === '/api/v1/audit' && k === 'atMs')) return undefined;
+    if (['atMs', 'marketTimeMs', 'ageMs', 'remainingMs', 'unrealizedPnl', 'lastPrice', 'answeredBy'].includes(k) && !(path === '/api/v1/audit' && k === 'atMs')) return undefined;
     if (k === 'points' && Array.isArray(v)) return v.slice(0, -1); // the last point adds the unrealised PnL at the last price
     return v;
   }));
@@ -188,8 +188,11 @@ test('two replicas: every answer matches the OpenAPI document and both answer th
     }
     expect([path, same]).toEqual([path, true]);
   }
-  const status = (await call(`${urlB}/api/v1/status`, { token: VIEWER })).body as { tradingState: { state: string; reason: string }; replicas: unknown[] };
+  const status = (await call(`${urlB}/api/v1/status`, { token: VIEWER })).body as { tradingState: { state: string; reason: string }; replicas: unknown[]; answeredBy: { ready: boolean; checks: Record<string, unknown>; streams: { stream: string }[] } };
   expect(status.tradingState).toMatchObject({ state: 'halted', reason: 'console:op1: console test: compare replicas' });
+  // Each replica also says how it sees itself: its readiness checks (as /readyz) and its streams.
+  expect(status.answeredBy).toMatchObject({ ready: true, checks: { redis: { ok: true }, exchange: { ok: true }, reconciled: { ok: true } } });
+  expect(status.answeredBy.streams.map((x) => x.stream)).toContain('account');
   expect(status.replicas).toHaveLength(2);
 
   // Access: no token, a wrong one, a viewer acting; a malformed request names what is wrong.
