@@ -5,7 +5,7 @@ import { ConfigError } from '../domain/errors';
 import { StoreKeys } from '../store/keys';
 import { connectRedis, connectTo } from '../store/redis';
 import { redisTargetOf } from '../config/redis-target';
-import { PAPER_API_KEY } from './paper-exchange';
+import { PAPER_API_KEY } from './paper-key';
 
 /** A short-lived Redis connection to one account's keys, for CLI commands (orders, pause, ...). */
 export interface AccountStore {

@@ -5,14 +5,7 @@ import { ConfigError } from '../domain/errors';
 import { loadCsvRows, type CsvCandleRow } from '../candle-files/csv-candles';
 import { parseFillModel, type FillModel, type FillModelText } from '../domain/fill-model';
 import { startSimulatedExchange, type SimulatedExchange } from '../simulator/start-simulated-exchange';
-
-/**
- * The API key of the embedded paper account. Fixed (it is not a secret, and the paper exchange
- * lives only inside the daemon), so the store account id derived from it is stable across runs and
- * `tradebot orders` / `tradebot pause` find a paper daemon's Redis keys. The secret is generated at
- * every start and never leaves the process.
- */
-export const PAPER_API_KEY = 'tradebot-paper-account';
+import { PAPER_API_KEY } from './paper-key';
 
 export interface PaperExchange {
   readonly sim: SimulatedExchange;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError, ExchangeRejectedError, TradebotError } from '../domain/errors';
+import { ConfigError } from '../domain/errors';
 import { DIALECTS, endpointAt } from '../exchange/wire/dialects';
 import { badResponse, classifyAnswer, isErrorShape } from '../exchange/http/errors';
 import { signRequest } from '../exchange/http/sign';
@@ -7,6 +7,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, KyTransport, NOT_JSON } from '../exchange/h
 import { SystemClock } from '../core/clock';
 import { syncClockOffset } from '../exchange/clock-offset';
 import { timeResult } from '../exchange/wire/responses';
+import { formatError } from './cli-basics';
 import { createNonceSource } from './nonce-source-factory';
 import { baseUrlProblem } from '../config/base-url';
 import { loadCredentials } from '../config/credentials';
@@ -137,16 +138,3 @@ function parseBody(text: string | undefined): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** `<code> <name>: <message>` then one line per field error; never headers, payload or signature. */
-export function formatError(err: unknown): string {
-  if (!(err instanceof TradebotError)) return `error: ${err instanceof Error ? err.message : String(err)}\n`;
-  const lines = [`${err.code} ${err.name}: ${err.message}`];
-  if (err instanceof ExchangeRejectedError) {
-    if (err.httpStatus !== undefined) lines.push(`  http status: ${err.httpStatus}`);
-    if (err.venueCode !== undefined) lines.push(`  venue code: ${err.venueCode}`);
-  }
-  const fieldErrors = (err as { fieldErrors?: Readonly<Record<string, readonly string[]>> }).fieldErrors ??
-    (err.context['fieldErrors'] as Readonly<Record<string, readonly string[]>> | undefined) ?? {};
-  for (const [field, messages] of Object.entries(fieldErrors)) lines.push(`  ${field}: ${messages.join(' ')}`);
-  return `${lines.join('\n')}\n`;
-}

@@ -8,8 +8,7 @@ import { checkStrategyMarkets, unlistedLines, venueMarkets, type VenueMarkets } 
 import { describeConfiguredStrategies } from '../app/strategy-wiring';
 import { loadCredentials } from '../config/credentials';
 import { loadConfig, type FrozenConfig } from '../config/load';
-import { formatError } from './api-command';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile, formatError } from './cli-basics';
 
 /**
  * `tradebot check-config [--config F]`: validates the config (schema, environment overrides, no

@@ -17,8 +17,7 @@ import { guestIsolationOf } from '../app/guest-isolation';
 import { readRecordsSnapshot } from '../drift/records-snapshot';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import { RedisOrderStore } from '../store/order-store';
-import { formatError } from './api-command';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile, formatError } from './cli-basics';
 
 interface DriftCliOptions {
   config?: string;

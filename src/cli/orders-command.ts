@@ -8,8 +8,7 @@ import { marketMsOf, wallToMarket } from '../drift/outcomes';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import type { OrderRecord } from '../store/order-store-port';
 import { RedisOrderStore } from '../store/order-store';
-import { formatError } from './api-command';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile, formatError } from './cli-basics';
 
 interface OrdersOptions {
   config?: string;

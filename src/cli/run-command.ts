@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { runDaemon } from '../app/lifecycle';
+import { defaultConfigFile } from './cli-basics';
 import { packageVersion } from './package-version';
-
-/** The config file of commands that take `--config`: the flag, else TRADEBOT_CONFIG, else config/paper.yaml. */
-export function defaultConfigFile(env: NodeJS.ProcessEnv = process.env): string {
-  return env['TRADEBOT_CONFIG'] ?? 'config/paper.yaml';
-}
 
 /**
  * `tradebot run [--config F]`: the daemon. Exits 0 after a clean SIGTERM/SIGINT, 1 on a fatal error

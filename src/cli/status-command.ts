@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
-import { formatError } from './api-command';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile, formatError } from './cli-basics';
 import { gatherStatus, metricsUrlOf, type StatusReport } from './status-report';
 
 interface StatusOptions {

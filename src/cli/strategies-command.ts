@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { describeStrategies } from '../strategy/guest/describe-strategies';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile } from './cli-basics';
 import { loadConfig } from '../config/load';
 
 interface DirOptions {

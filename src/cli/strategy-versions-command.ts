@@ -9,8 +9,7 @@ import type { ControlCommand, StrategyControlStore } from '../strategy-control/c
 import { withOperatorActions } from '../app/operator-wiring';
 import { cliOperator } from './cli-operator';
 import type { VersionStatus } from '../strategy/versions/versioned-host';
-import { formatError } from './api-command';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile, formatError } from './cli-basics';
 
 interface Options {
   config?: string;

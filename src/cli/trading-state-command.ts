@@ -4,8 +4,7 @@ import { loadConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import type { TradingState } from '../trading-state/trading-state';
 import { cliOperator } from './cli-operator';
-import { formatError } from './api-command';
-import { defaultConfigFile } from './run-command';
+import { defaultConfigFile, formatError } from './cli-basics';
 
 export { EXIT_NOT_CONFIRMED } from '../operator/trading-state-change';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { storeKeysFor } from '../../../src/app/account-store';
-import { PAPER_API_KEY } from '../../../src/app/paper-exchange';
+import { PAPER_API_KEY } from '../../../src/app/paper-key';
 import { wallToMarket } from '../../../src/drift/outcomes';
 import { RedisDeploymentLog } from '../../../src/store/deployment-log';
 import { RedisOrderStore } from '../../../src/store/order-store';
