@@ -18,7 +18,7 @@ import { OperatorActions } from '../operator/operator-actions';
 import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
 import { operatorStores } from './operator-wiring';
-import { tradingStateDir } from './state-wiring';
+import { tradingStateDir } from './state-dirs';
 import type { Trading } from './trading-wiring';
 
 /** How long a console action waits for every running replica to confirm (the CLI's default too). */

@@ -7,8 +7,7 @@ import type { RedisConnection } from '../store/redis';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
 import { RedisTradingStateStore } from '../trading-state/trading-state-store';
 import { accountKeys, openAccountStore } from './account-store';
-import { tradingStateDir } from './state-wiring';
-import { strategyStateDir } from './strategy-wiring';
+import { strategyStateDir, tradingStateDir } from './state-dirs';
 import { controlStore } from './strategy-versions-wiring';
 
 /**

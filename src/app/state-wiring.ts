@@ -1,6 +1,4 @@
-import * as path from 'node:path';
 import type { Clock } from '../core/clock';
-import type { FrozenConfig } from '../config/load';
 import { NotReadyError, StoreUnavailableError } from '../domain/errors';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordStore } from '../metrics/registry';
@@ -9,7 +7,7 @@ import { redisTargetOf } from '../config/redis-target';
 import { FileTradingStateStore } from '../trading-state/file-trading-state-store';
 import { accountKeys } from './account-store';
 import type { DaemonContext } from './daemon-context';
-import { strategyStateDir } from './strategy-wiring';
+import { tradingStateDir } from './state-dirs';
 import type { NonceSource } from '../exchange/nonce/nonce-source';
 import { InMemoryRateLimiter } from '../limiter/in-memory-limiter';
 import { LIMITS, type LimitTable } from '../limiter/limits';
@@ -35,13 +33,6 @@ export interface OpenedState {
   readonly redis: RedisConnection | undefined;
 }
 
-/**
- * Where the trading state lives without Redis: files in the strategies' state directory, beside the
- * strategy control files, so `tradebot pause|resume` (run from the same directory) reaches the daemon.
- */
-export function tradingStateDir(config: FrozenConfig, baseDir: string): string {
-  return path.join(strategyStateDir(config, baseDir), 'control');
-}
 
 /**
  * The daemon's state, under the account keys every CLI command derives too (account-store.ts: paper

@@ -18,7 +18,8 @@ import type { OpenOrderBook } from '../execution/kernel/open-order-book';
 import type { Portfolio } from '../portfolio/portfolio';
 import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
-import { describeStrategiesIn, strategyConfigs, strategyStateDir, type ConfiguredStrategies } from './strategy-wiring';
+import { strategyStateDir } from './state-dirs';
+import { describeStrategiesIn, strategyConfigs, type ConfiguredStrategies } from './strategy-wiring';
 import type { Trading } from './trading-wiring';
 import { operatorCancel } from './operator-cancel';
 

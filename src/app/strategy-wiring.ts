@@ -66,10 +66,6 @@ function enabledOnly<S extends GuestStrategy>(config: FrozenConfig, dir: string,
   return { strategies, errors: result.errors, dir };
 }
 
-/** Where the kept strategy sources, the version control files and (without Redis) the trading state live. */
-export function strategyStateDir(config: FrozenConfig, baseDir: string): string {
-  return path.resolve(baseDir, config.strategies.stateDir);
-}
 
 /** Per enabled strategy name: the markets and params the config gives it (what the loader applies). */
 export function strategyConfigs(config: FrozenConfig): Record<string, StrategyConfig> {

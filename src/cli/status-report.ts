@@ -3,7 +3,7 @@ import type { FrozenConfig } from '../config/load';
 import { usesRedis } from '../config/redis-target';
 import { accountKeys, openAccountStore } from '../app/account-store';
 import { controlStore } from '../app/strategy-versions-wiring';
-import { strategyStateDir } from '../app/strategy-wiring';
+import { strategyStateDir } from '../app/state-dirs';
 import type { StrategyControlStore } from '../strategy-control/control-store';
 import type { VersionStatus } from '../strategy/versions/versioned-host';
 import { RedisTradingStateStore, type TradingStateRecord } from '../trading-state/trading-state-store';

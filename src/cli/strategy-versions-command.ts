@@ -2,7 +2,7 @@ import { usesRedis } from '../config/redis-target';
 import type { Command } from 'commander';
 import { accountKeys, openAccountStore } from '../app/account-store';
 import { controlStore } from '../app/strategy-versions-wiring';
-import { strategyStateDir } from '../app/strategy-wiring';
+import { strategyStateDir } from '../app/state-dirs';
 import { loadConfig, type FrozenConfig } from '../config/load';
 import { ConfigError } from '../domain/errors';
 import type { ControlCommand, StrategyControlStore } from '../strategy-control/control-store';
