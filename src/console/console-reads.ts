@@ -4,7 +4,7 @@ import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import { OrderFeedbackRecorder } from '../execution/kernel/order-feedback-recorder';
 import type { AuditLog } from '../operator/audit-log';
-import { Portfolio } from '../portfolio/portfolio';
+import { Portfolio, type PortfolioFill } from '../portfolio/portfolio';
 import type { StrategyControlStore } from '../strategy-control/control-store';
 import type { VersionStatus } from '../strategy/versions/versioned-host';
 import type { LeaseStore } from '../store/lease-store-port';
@@ -116,32 +116,25 @@ export class ConsoleReads {
   }
 
   async fills(limit: number): Promise<Answer<typeof api.fillsAnswer>> {
-    const records = (await this.d.orders.listAll(JOURNAL_WINDOW)).filter((r) => r.filledAmount !== '0');
-    const fills = records.slice(0, limit).map((r) => {
-      const amount = new Decimal(r.filledAmount);
-      const money = new Decimal(r.filledMoney);
-      // As the daemon's recorder prices a fill: the venue's deal money, else the leg's limit price.
-      const price = money.greaterThan(0) ? money.dividedBy(amount) : new Decimal(r.kind === 'oco_sl' ? r.stopLimitPrice ?? r.price : r.price);
-      const marketMs = [...r.history].reverse().find((h) => h.event === 'fill' || h.event === 'fill_partially')?.marketMs;
-      return {
-        clientOrderId: r.clientOrderId, strategy: r.strategy, market: r.market, side: r.side, amount: r.filledAmount, price: price.toString(), fee: r.fee,
+    const records = (await this.journalWithFills()).slice(0, limit);
+    const fills: Answer<typeof api.fillsAnswer>['fills'] = [];
+    // Priced as the daemon prices a fill (the venue's deal money, else the leg's limit): by its own recorder.
+    this.seed(records, new Portfolio(this.d.marketClock), (r, fill) => {
+      const marketMs = fillTime(r).marketMs;
+      fills.push({
+        clientOrderId: r.clientOrderId, strategy: r.strategy, market: r.market, side: r.side, amount: r.filledAmount, price: fill.price.toString(), fee: r.fee,
         ...(marketMs === undefined ? {} : { marketMs: Math.round(marketMs) }),
-      };
+      });
     });
     return { fills };
   }
 
   async equity(): Promise<Answer<typeof api.equityAnswer>> {
-    const records = (await this.d.orders.listAll(JOURNAL_WINDOW)).filter((r) => r.filledAmount !== '0');
-    const byTime = records.map((r) => ({ r, t: fillTime(r) })).sort((a, b) => a.t - b.t);
+    const byTime = (await this.journalWithFills()).sort((a, b) => fillTime(a).ms - fillTime(b).ms);
     const portfolio = new Portfolio(this.d.marketClock);
-    const recorder = new OrderFeedbackRecorder({ get: () => Promise.resolve(undefined) }, portfolio);
     const points: { marketMs: number; equity: string }[] = [];
     const realizedOf = (): Decimal => portfolio.states().reduce((sum, p) => sum.plus(p.realizedPnl), new Decimal(0));
-    for (const { r, t } of byTime) {
-      recorder.seed([r]);
-      points.push({ marketMs: Math.round(t), equity: realizedOf().toString() });
-    }
+    this.seed(byTime, portfolio, (r) => points.push({ marketMs: Math.round(fillTime(r).ms), equity: realizedOf().toString() }));
     const unrealized = portfolio.states().reduce((sum, p) => sum.plus(portfolio.position(p.strategy, p.market, this.d.lastPrice(p.market)).unrealizedPnl), new Decimal(0));
     points.push({ marketMs: Math.round(this.d.marketClock.nowMs()), equity: realizedOf().plus(unrealized).toString() });
     return { currency: this.d.currency, points };
@@ -157,9 +150,25 @@ export class ConsoleReads {
 
   private async journalPortfolio(): Promise<Portfolio> {
     const portfolio = new Portfolio(this.d.marketClock);
-    const records = (await this.d.orders.listAll(JOURNAL_WINDOW)).filter((r) => r.filledAmount !== '0');
-    new OrderFeedbackRecorder({ get: () => Promise.resolve(undefined) }, portfolio).seed(records);
+    // In the journal's order, as the daemon seeds its own at start-up.
+    this.seed([...await this.journalWithFills()].sort((a, b) => a.createdAtMs - b.createdAtMs), portfolio);
     return portfolio;
+  }
+
+  /** The journal's orders that filled, newest first (the window the daemon seeds from too). */
+  private async journalWithFills(): Promise<OrderRecord[]> {
+    return (await this.d.orders.listAll(JOURNAL_WINDOW)).filter((r) => r.filledAmount !== '0');
+  }
+
+  /** Applies each record's fills to `portfolio` in the order given, by the daemon's recorder; `each` hears the fill a record made. */
+  private seed(records: readonly OrderRecord[], portfolio: Portfolio, each?: (r: OrderRecord, fill: PortfolioFill) => void): void {
+    const recorder = new OrderFeedbackRecorder({ get: () => Promise.resolve(undefined) }, portfolio);
+    let current: OrderRecord | undefined;
+    if (each !== undefined) portfolio.onFill((_state, fill) => { if (current !== undefined) each(current, fill); });
+    for (const r of records) {
+      current = r;
+      recorder.seed([r]);
+    }
   }
 
   private async versions(): Promise<VersionStatus[]> {
@@ -181,9 +190,10 @@ export class ConsoleReads {
   }
 }
 
-function fillTime(r: OrderRecord): number {
+/** When a record last filled: the market time kept with the fill, else the wall time (older records). */
+function fillTime(r: OrderRecord): { readonly ms: number; readonly marketMs: number | undefined } {
   const h = [...r.history].reverse().find((x) => x.event === 'fill' || x.event === 'fill_partially');
-  return h?.marketMs ?? h?.atMs ?? r.updatedAtMs;
+  return { ms: h?.marketMs ?? h?.atMs ?? r.updatedAtMs, marketMs: h?.marketMs };
 }
 
 function orderView(r: OrderRecord): Answer<typeof api.orderView> {

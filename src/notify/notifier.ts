@@ -1,27 +1,13 @@
-import type { Clock } from '../core/clock';
 import { NOTIFICATION_DROP_REASONS, NOTIFICATION_FAILURE_REASONS } from '../metrics/definitions';
 import type { DaemonEvent, DaemonEventType } from '../domain/daemon-event';
-import type { Logger } from '../log/logger';
-import type { Metrics } from '../metrics/registry';
-import type { BackoffPolicy } from './backoff';
-import { ChannelWorker } from './channel-worker';
+import { ChannelWorker, type ChannelWorkerOptions } from './channel-worker';
 import type { NoticeType, NotificationChannel } from './notice';
-import type { SendClaims } from './send-claims';
 
-export interface NotifierOptions {
+/** A channel worker's options, for every channel, plus which event types are told. */
+export interface NotifierOptions extends Omit<ChannelWorkerOptions, 'channel'> {
   readonly channels: readonly NotificationChannel[];
-  readonly claims: SendClaims;
   /** The event types told (config `notifications.events`, plus `daily_summary` when it is on). */
   readonly types: readonly NoticeType[];
-  readonly metrics: Metrics;
-  readonly log: Logger;
-  readonly clock: Clock;
-  readonly maxPerMinute: number;
-  readonly queueSize: number;
-  readonly retry: BackoffPolicy & { readonly attempts: number };
-  /** Starts every message: `[label] ...`. */
-  readonly label: string;
-  readonly random?: () => number;
 }
 
 /**
@@ -35,9 +21,9 @@ export class Notifier {
 
   constructor(o: NotifierOptions) {
     this.types = new Set(o.types.filter((t): t is DaemonEventType & NoticeType => t !== 'notifications_suppressed'));
+    const { channels: _channels, types: _types, ...workerOptions } = o;
     this.workers = o.channels.map((channel) => new ChannelWorker({
-      channel, claims: o.claims, metrics: o.metrics, log: o.log, clock: o.clock, maxPerMinute: o.maxPerMinute,
-      queueSize: o.queueSize, retry: o.retry, label: o.label, ...(o.random === undefined ? {} : { random: o.random }),
+      ...workerOptions, channel,
     }));
     // Zero series, so increase() sees the first message, failure, retry, drop and duplicate of each kind.
     for (const channel of o.channels) {

@@ -146,7 +146,9 @@ export class OrderFeedback {
    */
   seedFill(f: FillInput): void {
     if (f.leg !== undefined) remember(this.ocoFills, f.clientOrderId, () => new Set<OcoLeg>()).add(f.leg);
-    this.portfolio.applyFill({ strategy: f.strategy, market: f.market, side: f.side, amount: f.amount, price: f.price, fee: f.fee, replayed: true });
+    this.portfolio.applyFill({
+      strategy: f.strategy, market: f.market, side: f.side, amount: f.amount, price: f.price, fee: f.fee, replayed: true, clientOrderId: f.clientOrderId, filledAmount: f.filledAmount,
+    });
   }
 
   private push(key: string, event: Queued): void {
