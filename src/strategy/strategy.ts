@@ -34,6 +34,8 @@ export type { CandleSeries } from './candle-series';
 export type { Indicators, IncrementalIndicator, IncrementalIndicators } from './indicators';
 export type { OpenOrderView } from '../risk/open-order-view';
 export type { OrderEvent, OcoLeg, PositionView } from './order-feedback';
+export { sizeForRisk, sizeForNotional } from './sizing';
+export type { SizeResult, SizeLimit, SizeForRiskArgs, SizeForNotionalArgs } from './sizing';
 
 /** The logger handed to strategies: the method subset of pino's Logger (a pino child logger fits). */
 export interface StrategyLogger {

@@ -3,11 +3,11 @@ import type { Decimal } from '../../domain/decimal';
 import { compareDecimals, productOf } from '../../domain/decimal-compare';
 import type { OcoIntent, StopLimitIntent } from '../../domain/intent';
 import type { MarketInfo } from '../../domain/market';
+import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from '../../domain/rounding';
 import type { NewOrderRecord } from '../../store/order-store-port';
 import type { StampedIntent } from '../../strategy/intent-validation';
 import { deriveClientOrderId } from '../../core/client-order-id';
 import { ocoLegIds } from '../journal/oco-ids';
-import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from './rounding';
 
 /** Available balance of a currency in the account the order draws on; undefined = not known (check skipped). */
 export interface BalanceView {
@@ -37,7 +37,7 @@ export interface PreparedOrder {
 export type Preparation = { readonly ok: true; readonly order: PreparedOrder } | { readonly ok: false; readonly rule: string; readonly reason: string };
 
 /**
- * Rounding (rounding.ts), the market's size limits and the balance check. Pure apart from reading
+ * Rounding (domain/rounding.ts), the market's size limits and the balance check. Pure apart from reading
  * the balance view; nothing is journaled or sent here.
  */
 export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balances: BalanceView | undefined): Preparation {

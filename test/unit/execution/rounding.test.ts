@@ -3,7 +3,7 @@ import type { OrderReport } from '../../../src/domain/order';
 import { exchangeClientOrderId, ocoLegIds, siblingLegId } from '../../../src/execution/journal/oco-ids';
 import { prepareOrder } from '../../../src/execution/orders/prepare-order';
 import { outcomeOfReport } from '../../../src/execution/journal/report-event';
-import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from '../../../src/execution/orders/rounding';
+import { checkSize, roundActivationPrice, roundAmount, roundLimitPrice } from '../../../src/domain/rounding';
 import { simMarketInfo } from '../../../src/simulator/sim-markets';
 
 const market = simMarketInfo('BTC_USDT'); // stockPrec 6, moneyPrec 2, minAmount 0.0001, minTotal 5.05

@@ -1,10 +1,11 @@
-import { Decimal } from '../../domain/decimal';
-import { compareDecimals, productOf } from '../../domain/decimal-compare';
-import type { MarketInfo } from '../../domain/market';
-import type { OrderSide } from '../../domain/order';
+import { Decimal } from './decimal';
+import { compareDecimals, productOf } from './decimal-compare';
+import type { MarketInfo } from './market';
+import type { OrderSide } from './order';
 
 /**
- * Rounding to the market's precision, before anything is journaled or sent.
+ * Rounding to the market's precision, before anything is journaled or sent (execution/orders/
+ * prepare-order.ts), and by the strategy SDK's sizing helpers (strategy/sizing.ts): one rule for both.
  *
  * - Amounts round DOWN to `stockPrec`: never more than the strategy asked for, and never more than
  *   it may have funded.
