@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock';
+import { InMemoryGuardStateStore, RedisGuardStateStore, type GuardStateStore } from '../store/guard-state-store';
 import { NotReadyError, StoreUnavailableError } from '../domain/errors';
 import { componentLogger, type Logger } from '../log/logger';
 import { recordStore } from '../metrics/registry';
@@ -125,6 +126,8 @@ export interface StateAdapters {
   readonly tradingState: TradingStateStore;
   /** What the daemon acted on, for the drift check. */
   readonly deployment: DeploymentLog;
+  /** The guardrails' peaks, losses and stops in force. */
+  readonly guards: GuardStateStore;
 }
 
 /** Limits scaled by `exchange.limitUtilisation` for the in-process bucket (the Redis one has its own margin). */
@@ -148,6 +151,7 @@ export function redisAdapters(
     limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),
     tradingState: new RedisTradingStateStore(redis, keys),
     deployment: new RedisDeploymentLog(redis, keys, recordLimits),
+    guards: new RedisGuardStateStore(redis, keys),
   };
 }
 
@@ -163,5 +167,6 @@ export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: 
     limiter: new InMemoryRateLimiter({ limits: scaledLimits(limitUtilisation), clock }),
     tradingState: new InMemoryTradingStateStore(),
     deployment: new InMemoryDeploymentLog(recordLimits),
+    guards: new InMemoryGuardStateStore(),
   };
 }

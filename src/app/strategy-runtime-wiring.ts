@@ -1,4 +1,6 @@
 import { intervalSeconds, type Interval } from '../domain/candle';
+import { markSettledCandle } from '../execution/kernel/guard-marks';
+import type { StepCandle } from '../strategy/candle-step';
 import type { MarketName } from '../domain/market';
 import { DeploymentRecorder } from '../drift/deployment-recorder';
 import { settleBeforeCandle, type AccountStreamView } from '../execution/kernel/candle-settlement';
@@ -80,6 +82,7 @@ export async function startStrategyRuntime(
       pollBalances: async () => { await Promise.all([balances.poll(), trading.collateral.poll()]); },
       stream: streams.account,
     }), componentLogger(log, 'strategy-versions')),
+    afterSettle: (c) => markGuards(trading, c, strategies.map((s) => s.name), m),
     streamTriggers: (mk, iv) => streams.marketTriggers(mk, iv),
     warmupFor: (market, interval) => Math.max(1, ...strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {
@@ -109,6 +112,21 @@ export async function startStrategyRuntime(
   log.info({ strategies: prepared.live.map((v) => ({ name: v.strategy.name, markets: v.strategy.markets, interval: v.strategy.interval, version: v.strategy.version })) }, 'strategies running');
   await wired.startShadows();
   return { flow, controlJob: wired.job };
+}
+
+/** The guardrails' mark of a settled candle (the kernel's one function), then the budgets' gauges of its market's money. */
+function markGuards(trading: Trading, c: StepCandle, names: readonly string[], m: Metrics): void {
+  const guards = trading.guards;
+  if (guards === undefined) return;
+  markSettledCandle(guards, c);
+  const money = c.market.split('_')[1] as string;
+  const balances = trading.balances.latest()?.balances ?? {};
+  for (const strategy of names) {
+    const view = guards.budget(strategy, money, balances, trading.book.ofStrategy(strategy));
+    if (view === undefined) continue;
+    m.riskBudgetAvailable.set({ strategy }, view.available.toNumber());
+    m.riskBudgetAllocated.set({ strategy }, view.allocated.toNumber());
+  }
 }
 
 /** A guest's events observed by role: a shadow's failures have their own counters and never pause the live version. */

@@ -160,6 +160,7 @@ export function wireVersionControl(ctx: DaemonContext, prepared: PreparedVersion
     configFor: (config, name) => strategyConfigs(config)[name] ?? {},
     wantMarkets: (name, markets) => { for (const mk of markets) trading.exec.leases.want(name, mk); },
     openOn: openOnMarkets(trading.book, trading.portfolio),
+    liftGuards: (strategy) => trading.guards?.release(strategy).map((l) => l.reason) ?? [],
     onAction: (strategy, action, change) => {
       metrics.strategyVersionChanges.inc({ strategy, action });
       // The replica that made the change tells it; the others applying it ('replica-promote') do not repeat it.

@@ -16,7 +16,9 @@ import { executionEventSink, executionSettings, type Execution } from './executi
 import { MeteredOrderStore } from '../store/metered-order-store';
 import { publishedExecutionEvents, publishFills, publishTradingStateChanges } from './event-wiring';
 import { PositionMetrics } from './position-metrics';
-import { riskLimitsFromConfig } from '../config/risk-limits';
+import { guardrailsFromConfig, riskLimitsFromConfig } from '../config/risk-limits';
+import type { Guardrails } from '../risk/guardrails/guardrails';
+import { guardObserver, restoreGuards } from './guard-wiring';
 import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
 import { requireListedMarkets } from './market-check';
@@ -44,6 +46,8 @@ export interface Trading {
   readonly store: MeteredOrderStore;
   /** The execution events (metrics, logs, order feedback): the account stream's transitions emit here too. */
   readonly events: ExecutionEvents;
+  /** Drawdown stops, cooldowns and budgets (risk.guardrails); undefined when none are configured. */
+  readonly guards: Guardrails | undefined;
 }
 
 /**
@@ -83,8 +87,11 @@ export async function wireTrading(
     config: c, exchange, leaseStore: state.leases, clock: wallClock, marketClock, markets, metrics: m,
     account: state.keys.account, strategies,
   });
+  const guardLog = componentLogger(ctx.log, 'guardrails');
+  let guards: Guardrails | undefined;
   const core = buildKernelCore({
     store, marketClock, lastPrice, observers, execution: replica.settings,
+    guardrails: { settings: guardrailsFromConfig(c.risk), observer: guardObserver(ctx, state.guards, () => guards, guardLog) },
     risk: { limits: riskLimitsFromConfig(c.risk), initialState: c.risk.initialState, onStateChange: (next) => setTradingState(m, next) },
     tradingBalances: () => balances.latest()?.balances ?? {},
     collateralFree: (cur) => collateralFree(collateral, cur),
@@ -95,6 +102,8 @@ export async function wireTrading(
     },
   });
   const { portfolio, riskEngine, book, feedback } = core;
+  guards = core.guards;
+  await restoreGuards(guards, state.guards, guardLog);
   tradingControl = new TradingStateControl(riskEngine, state.tradingState, componentLogger(ctx.log, 'trading-state'));
   setTradingState(m, riskEngine.tradingState);
   portfolio.onFill((state, _fill, realized) => {
@@ -104,11 +113,12 @@ export async function wireTrading(
   const positions = new PositionMetrics(m, portfolio);
   publishFills(ctx.events, portfolio, wallClock);
   publishTradingStateChanges(ctx.events, tradingControl);
+  tradingControl.onOperatorResume(() => guards?.release('account'));
   const exec: Execution = { ...core.exec, leases: replica.leases, owner: replica.owner };
   // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events, guards };
 }
 
 /**

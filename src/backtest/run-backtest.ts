@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
-import { riskLimitsFromConfig, type RiskSection } from '../config/risk-limits';
+import { guardrailsFromConfig, riskLimitsFromConfig, type RiskSection } from '../config/risk-limits';
 import { STRATEGY_DEFAULTS } from '../config/defaults';
 import type { StrategyLogger } from '../strategy/strategy';
 import { simMarketInfo } from '../simulator/sim-markets';
@@ -138,6 +138,7 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
     dataInterval: data.dataInterval,
     balances: spec.balances,
     risk: riskLimitsFromConfig(risk),
+    guardrails: guardrailsFromConfig(risk),
     collateral,
     collateralBalances: spec.collateralBalances,
     fillModel: spec.fillModel,

@@ -39,7 +39,7 @@ export function registerStrategyVersionCommands(program: Command): void {
     .action(async (name: string, opts: Options) => run(() => request('promote', { strategy: name }, opts)));
   common(program.command('rollback <name>').description('return a strategy to the version live before'))
     .action(async (name: string, opts: Options) => run(() => request('rollback', { strategy: name }, opts)));
-  common(program.command('strategy-resume <name>').description('resume a strategy paused after repeated failures (the daemon answers what it applied)'))
+  common(program.command('strategy-resume <name>').description('resume a strategy paused after repeated failures, and lift its guardrails (drawdown stop, cooldowns); the daemon answers what it applied'))
     .action(async (name: string, opts: Options) => run(() => request('resume', { strategy: name }, opts)));
   common(program.command('cancel <clientOrderId>').description('cancel one order the daemon placed (both legs of an OCO); the replica holding its lease cancels it and answers'))
     .action(async (id: string, opts: Options) => run(() => request('cancel', { clientOrderId: id }, opts)));

@@ -11,6 +11,7 @@ const REQUIRED: readonly { readonly path: string; readonly what: string; readonl
   { path: 'risk.defaults.maxNotionalPerOrder', what: 'max notional of one order, in the quote currency', missing: (c) => c.risk.defaults.maxNotionalPerOrder === undefined },
   { path: 'risk.defaults.maxNotionalPerMarket', what: 'max notional of all open orders on one market', missing: (c) => c.risk.defaults.maxNotionalPerMarket === undefined },
   { path: 'risk.dailyLossLimit', what: 'realised loss per UTC day after which new entries stop', missing: (c) => c.risk.dailyLossLimit === undefined },
+  { path: 'risk.guardrails.account.drawdown', what: 'at least one drawdown stop for the account, from the peak of equity (docs/risk.md)', missing: (c) => c.risk.guardrails.account.drawdown.length === 0 },
   { path: 'killSwitch.enabled', what: 'must be true: the venue cancels our orders when the daemon stops refreshing it', missing: (c) => !c.killSwitch.enabled },
 ];
 

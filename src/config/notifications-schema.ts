@@ -9,7 +9,7 @@ import { baseUrlProblem } from './base-url';
  */
 
 /** The bus events a person can be told about (`order` and `candle` are for the console's live page only). */
-export const NOTIFIABLE_EVENT_TYPES = ['fill', 'rejection', 'trading_state', 'strategy_paused', 'version_changed', 'drift'] as const;
+export const NOTIFIABLE_EVENT_TYPES = ['fill', 'rejection', 'trading_state', 'strategy_paused', 'guardrail', 'version_changed', 'drift'] as const;
 export type NotifiableEventType = (typeof NOTIFIABLE_EVENT_TYPES)[number];
 
 export const WEBHOOK_TEMPLATES = ['generic', 'slack', 'discord'] as const;

@@ -10,6 +10,7 @@ import { streamUrlProblem } from './base-url';
 import { HOST_PORT } from './redis-target';
 import { consoleSection } from './console-schema';
 import { notificationsSection } from './notifications-schema';
+import { guardrailsSection } from './guardrails-schema';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
@@ -46,6 +47,8 @@ export const riskSection = z
     dailyLossLimit: decimalString.optional(),
     /** Fee margin added to balance checks, as a ratio. */
     feeMargin: decimalString.default(RISK_DEFAULTS.feeMargin),
+    /** Drawdown stops, cooldowns and budgets per strategy (docs/risk.md). */
+    guardrails: guardrailsSection.prefault({}),
   });
 
 /** `host:port,host:port` (an environment variable) or a YAML list of `host:port`. */

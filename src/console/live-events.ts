@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { DaemonEvent, DaemonEventBus } from '../domain/daemon-event';
 
 /** What the page is told live (notifications hear the rest). */
-const LIVE_TYPES: ReadonlySet<DaemonEvent['type']> = new Set(['candle', 'order', 'fill', 'trading_state', 'strategy_paused', 'version_changed', 'drift']);
+const LIVE_TYPES: ReadonlySet<DaemonEvent['type']> = new Set(['candle', 'order', 'fill', 'trading_state', 'strategy_paused', 'guardrail', 'version_changed', 'drift']);
 /** A client this far behind (a phone on a bad link) is cut off rather than buffered without end: it reconnects and re-reads. */
 const MAX_BUFFERED_BYTES = 256 * 1024;
 const HEARTBEAT_MS = 15_000;

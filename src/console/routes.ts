@@ -69,7 +69,7 @@ export function consoleRoutes(d: RouteDeps): readonly Route[] {
     { method: 'POST', path: '/api/v1/reload', role: 'operator', summary: 'reload the config and strategy modules: a changed strategy starts as a shadow', body: api.reloadBody, answer: api.actionAnswer, handle: request('reload', (i) => ({ ...((i.body as { strategy?: string }).strategy === undefined ? {} : { strategy: (i.body as { strategy: string }).strategy }) })) },
     strategyAction('promote', 'promote', 'make the shadow version live'),
     strategyAction('rollback', 'rollback', 'return to the version live before'),
-    strategyAction('resume', 'resume', 'resume a strategy paused after repeated failures'),
+    strategyAction('resume', 'resume', 'resume a strategy paused after repeated failures, and lift its guardrails (drawdown stop, cooldowns)'),
     {
       method: 'POST', path: '/api/v1/orders/{clientOrderId}/cancel', role: 'operator', summary: 'cancel one order the daemon placed (both legs of an OCO)', params: api.orderParams, body: api.emptyBody, answer: api.actionAnswer,
       handle: request('cancel', (i) => ({ clientOrderId: i.params['clientOrderId']! })),

@@ -13,6 +13,7 @@ export type DaemonEvent =
   | { readonly type: 'drift'; readonly id: string; readonly atMs: number; readonly unexplained: number; readonly allowed: number; readonly from: number; readonly to: number; readonly first: readonly string[] }
   | { readonly type: 'order'; readonly id: string; readonly atMs: number; readonly clientOrderId: string; readonly status: string }
   | { readonly type: 'candle'; readonly id: string; readonly atMs: number; readonly market: string; readonly candleTime: number }
+  | { readonly type: 'guardrail'; readonly id: string; readonly atMs: number; readonly state: 'tripped' | 'lifted'; readonly guard: string; readonly scope: string; readonly action: 'halt' | 'reduce'; readonly reason: string; readonly untilMs?: number | undefined; readonly by?: string | undefined }
   | { readonly type: 'daily_summary'; readonly id: string; readonly atMs: number; readonly day: string; readonly realizedPnl: string; readonly fills: number };
 
 export type DaemonEventType = DaemonEvent['type'];

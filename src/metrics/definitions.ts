@@ -45,6 +45,13 @@ export const METRIC_DEFS = {
   orderTransitions: counter('tradebot_order_transitions_total', 'Order state transitions applied, by from and to status.', ['from', 'to']),
   intents: counter('tradebot_intents_total', 'Strategy intents by result; denied ones name the risk rule (rule="none" when accepted).', ['strategy', 'result', 'rule']),
   fills: counter('tradebot_fills_total', 'Fills of our orders seen in the journal (a partial fill counts once per increase), by strategy, market and side.', ['strategy', 'market', 'side']),
+  // Guardrails (src/risk/guardrails/, docs/risk.md): scope is `account`, a strategy, or strategy|market for a cooldown per market.
+  riskGuardActive: gauge('tradebot_risk_guard_active', 'Guardrails in force (1) by guard (account_drawdown, strategy_drawdown, cooldown) and scope; 0 once lifted.', ['guard', 'scope']),
+  riskGuardTrips: counter('tradebot_risk_guard_trips_total', 'Guardrails that tripped, by guard and scope.', ['guard', 'scope']),
+  riskEquity: gauge('tradebot_risk_equity', 'Equity as the guardrails mark it at each settled candle: realised plus marked-to-market PnL in the quote currency, by scope (account or strategy).', ['scope']),
+  riskDrawdown: gauge('tradebot_risk_drawdown', 'Drawdown from the peak (the largest over the scope\'s drawdown rules) in the quote currency, by scope.', ['scope']),
+  riskBudgetAvailable: gauge('tradebot_risk_budget_available', 'Money a strategy may still commit under its budget (allocated + realised - committed), quote currency, at its last check.', ['strategy']),
+  riskBudgetAllocated: gauge('tradebot_risk_budget_allocated', 'Money a strategy\'s budget gives it (its share of the capital, or its amount), quote currency, at its last check.', ['strategy']),
   realizedPnl: gauge('tradebot_realized_pnl', 'Realised PnL in the quote currency from the portfolio (average cost, fees included; the journal\'s fills read at start-up included), by strategy and market. Display only.', ['strategy', 'market']),
   exposure: gauge('tradebot_exposure_quote', 'Position from the portfolio (our fills, the journal\'s read at start-up included) times the last close, in the quote currency, by strategy and market. Display only.', ['strategy', 'market']),
   strategyErrors: counter('tradebot_strategy_errors_total', 'Strategy calls that threw.', ['strategy']),
@@ -183,7 +190,7 @@ export const NOTIFICATION_FAILURE_REASONS = ['timeout', 'network', 'server_error
 /** tradebot_notifications_dropped_total's `reason`. */
 export const NOTIFICATION_DROP_REASONS = ['queue_full', 'rate_limited', 'shutdown'] as const;
 /** The `type` of notification metrics: the notified event types and the coalesced "N more suppressed" message. */
-export const NOTIFICATION_TYPES = ['fill', 'rejection', 'trading_state', 'strategy_paused', 'version_changed', 'drift', 'daily_summary', 'notifications_suppressed'] as const;
+export const NOTIFICATION_TYPES = ['fill', 'rejection', 'trading_state', 'strategy_paused', 'guardrail', 'version_changed', 'drift', 'daily_summary', 'notifications_suppressed'] as const;
 
 export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>> = {
   api_endpoint: Object.keys(ENDPOINTS) as EndpointId[],
@@ -211,6 +218,8 @@ export const LABEL_DOMAINS: Readonly<Record<string, readonly string[] | string>>
   reason: [...new Set([...NOTIFICATION_FAILURE_REASONS, ...NOTIFICATION_DROP_REASONS, 'missing', 'invalid', 'forbidden', 'blocked'])],
   account: 'the store account (12 hex digits of SHA-256 of the API key; one value per deployment)',
   strategy: 'configured strategies (strategies.enabled[].name)',
+  guard: ['account_drawdown', 'strategy_drawdown', 'cooldown'],
+  scope: 'account, a configured strategy, or strategy|market (a cooldown per market)',
   market: 'configured markets',
   rule: 'risk rule names in src/risk (plus "none")',
   task: 'periodic task names (klines:<market>:<interval>, balances, kill-switch, reconcile, leases, trading-state, redis-health, limiter-tokens, drift-check)',
@@ -243,6 +252,12 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   intents: { none: 'denials are decisions, not faults; dashboard only' },
   fills: { none: 'trading activity; dashboard only' },
   realizedPnl: { none: 'the daily loss limit acts on it in the daemon; dashboard only' },
+  riskGuardActive: ['TradebotRiskGuardActive'],
+  riskGuardTrips: { none: 'a trip sets tradebot_risk_guard_active, which alerts while it lasts' },
+  riskEquity: { none: 'the drawdown stops act on it in the daemon; dashboard only' },
+  riskDrawdown: { none: 'the drawdown stops act on it; a trip alerts through TradebotRiskGuardActive' },
+  riskBudgetAvailable: { none: 'the budget denies entries itself; dashboard only' },
+  riskBudgetAllocated: { none: 'describes the budget; dashboard only' },
   exposure: { none: 'the risk limits act before orders are sent; dashboard only' },
   strategyErrors: ['TradebotStrategyFailing'],
   strategyOverruns: ['TradebotStrategyOverruns'],

@@ -40,6 +40,11 @@ export function eventText(event: DaemonEvent): string | undefined {
     case 'strategy_paused':
       return `Strategy ${event.strategy} PAUSED after ${event.consecutiveFailures} failures in a row: ${clip(event.reason)}. `
         + `It sends no orders until \`tradebot strategy-resume ${event.strategy}\`.`;
+    case 'guardrail':
+      return event.state === 'tripped'
+        ? `Guardrail ${event.guard} TRIPPED (${event.action === 'halt' ? 'every order but cancels stopped' : 'no new entries'}): ${clip(event.reason)}. `
+          + (event.untilMs === undefined ? `Stays until ${event.scope === 'account' ? '`tradebot resume`' : `\`tradebot strategy-resume ${event.scope.split('|')[0] ?? event.scope}\``}.` : `Lifts by itself at ${utcMinute(Math.floor(event.untilMs / 1000))}.`)
+        : `Guardrail ${event.guard} on ${event.scope} lifted (${event.by === 'operator' ? 'by an operator' : 'its time passed'}): ${clip(event.reason)}`;
     case 'version_changed': {
       const what = event.by === 'rollback' ? 'rolled back' : event.by === 'auto-promote' ? 'promoted automatically (clean shadow run)' : 'promoted';
       return `Strategy ${event.strategy} ${what}: version ${event.to} is live (was ${event.from})`;

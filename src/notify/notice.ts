@@ -22,7 +22,7 @@ export interface Notice {
  * and the daily summary, once a day, must not become a line in a "suppressed" count.
  */
 export function isUrgent(type: NoticeType): boolean {
-  return type === 'trading_state' || type === 'strategy_paused' || type === 'daily_summary';
+  return type === 'trading_state' || type === 'strategy_paused' || type === 'guardrail' || type === 'daily_summary';
 }
 
 export type FailureReason = (typeof NOTIFICATION_FAILURE_REASONS)[number];

@@ -4,11 +4,12 @@ import type { OcoIntent, StopLimitIntent } from '../domain/intent';
 import type { Balances, MarketInfo } from '../domain/market';
 import type { OpenOrderView } from './open-order-view';
 import type { MarketRiskLimits } from './risk-limits';
+import type { GuardName } from './guardrails/guard-latch';
 
 /** Names of the pre-trade rules; a denial carries one (the executor's OrderDenied event too). */
 export type RiskRule =
   | 'trading_state' | 'daily_loss_limit' | 'price_band' | 'max_order_notional' | 'max_market_notional'
-  | 'max_open_orders' | 'balance' | 'market_minimums';
+  | 'max_open_orders' | 'balance' | 'market_minimums' | GuardName;
 
 export interface RiskDenial {
   readonly allowed: false;
@@ -35,6 +36,13 @@ export interface RiskContext {
   readonly openOrders: readonly OpenOrderView[];
   /** Precision, minimums and currency names; without it, currencies come from the market name. */
   readonly marketInfo?: MarketInfo | undefined;
+  /**
+   * Market time (ms) of the decision: the close of the intent's candle. The guardrails judge by it, so
+   * the daemon and a backtest decide the same; without it they are not asked.
+   */
+  readonly decisionMs?: number | undefined;
+  /** The strategy's open orders on every market (its budget); default those on this market. */
+  readonly strategyOpenOrders?: (() => readonly OpenOrderView[]) | undefined;
 }
 
 export type OrderIntent = StopLimitIntent | OcoIntent;
@@ -57,7 +65,8 @@ export function intentNotional(intent: OrderIntent): Decimal {
   return productOf(intent.amount, price);
 }
 
-function viewNotional(view: OpenOrderView): Decimal {
+/** Worst-case money value of one of our open orders (an OCO at its higher price). */
+export function viewNotional(view: OpenOrderView): Decimal {
   return view.amount.times(view.stopLimitPrice === undefined ? view.price : Decimal.max(view.price, view.stopLimitPrice));
 }
 

@@ -3,9 +3,10 @@ import { RiskDeniedError } from '../domain/errors';
 import { Decimal } from '../domain/decimal';
 import {
   checkBalance, checkMarketMinimums, checkMarketNotional, checkOpenOrders, checkOrderNotional, checkPriceBand, deny,
-  type RiskCheck, type RiskContext, type RiskDecision,
+  type RiskCheck, type RiskContext, type RiskDecision, type RiskDenial,
 } from './risk-checks';
 import { limitsFor, type RiskLimits } from './risk-limits';
+import type { Guardrails } from './guardrails/guardrails';
 import { isExit, TradingStateHolder, type TradingState } from '../trading-state/trading-state';
 
 /** Where the daily loss limit reads today's realised PnL: the portfolio (src/portfolio/portfolio.ts). */
@@ -18,6 +19,8 @@ export interface RiskEngineOptions {
   /** Today's realised PnL (the portfolio); default none: the daily loss limit never trips. */
   readonly pnl?: RealizedToday | undefined;
   readonly initialState?: TradingState | undefined;
+  /** Drawdown stops, cooldowns and budgets (docs/risk.md); default none. */
+  readonly guards?: Guardrails | undefined;
   /** Observes trading-state transitions (metrics, logs). */
   readonly onStateChange?: ((next: TradingState, previous: TradingState, reason: string) => void) | undefined;
 }
@@ -34,18 +37,20 @@ const ORDER_CHECKS: readonly RiskCheck[] = [
  * Pre-trade risk in front of the executor. Pure logic: no I/O, time from the injected clock.
  *
  * check() order: cancels always pass (they only reduce risk); then the trading state (halted:
- * nothing else; reducing: exits only); then the daily loss limit (entries only); then the named
- * per-order checks. The first failing rule is returned; the executor emits OrderDenied with it.
+ * nothing else; reducing: exits only); then the daily loss limit (entries only); then the guardrails
+ * (drawdown stops, cooldowns, budgets: risk/guardrails/); then the named per-order checks. The first failing rule is returned; the executor emits OrderDenied with it.
  */
 export class RiskEngine {
   private limits: RiskLimits;
   private readonly state: TradingStateHolder;
   private readonly pnl: RealizedToday;
+  readonly guards: Guardrails | undefined;
 
   constructor(opts: RiskEngineOptions) {
     this.limits = opts.limits;
     this.state = new TradingStateHolder(opts.initialState ?? 'active', opts.onStateChange);
     this.pnl = opts.pnl ?? NO_PNL;
+    this.guards = opts.guards;
   }
 
   check(intent: Intent, ctx: RiskContext): RiskDecision {
@@ -56,12 +61,25 @@ export class RiskEngine {
     if (!exit && this.dailyLossLimitReached()) {
       return deny('daily_loss_limit', `realised loss today ${this.pnl.realizedToday().negated()} reached the daily limit ${this.limits.dailyLossLimit}: no new entries until 00:00 UTC`);
     }
+    const guarded = this.checkGuards(intent, ctx);
+    if (guarded !== undefined) return guarded;
     const limits = limitsFor(this.limits, intent.market);
     for (const check of ORDER_CHECKS) {
       const denial = check(intent, ctx, limits);
       if (denial !== undefined) return denial;
     }
     return ALLOWED;
+  }
+
+  private checkGuards(intent: Intent, ctx: RiskContext): RiskDenial | undefined {
+    const guards = this.guards;
+    if (guards === undefined || ctx.decisionMs === undefined) return undefined;
+    const denial = guards.check(intent, {
+      strategy: ctx.strategy, decisionMs: ctx.decisionMs, balances: ctx.balances,
+      strategyOpenOrders: ctx.strategyOpenOrders ?? (() => ctx.openOrders),
+      money: ctx.marketInfo?.money ?? (intent.market.split('_')[1] as string),
+    });
+    return denial === undefined ? undefined : deny(denial.rule, denial.message);
   }
 
   /** The trading-state rule alone (halted: cancels only; reducing: exits and cancels). */

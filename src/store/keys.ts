@@ -123,6 +123,11 @@ export class StoreKeys {
     return this.key('control', 'trading-state-applied');
   }
 
+  /** STRING (JSON): the guardrails' state (equity peaks, losing round trips, stops in force; risk/guardrails/). */
+  guardState(): string {
+    return this.key('guard', 'state');
+  }
+
   /** ZSET (score = the window's end, market s): the last drift checks, as the console lists them. */
   driftChecks(): string {
     return this.key('drift', 'checks');

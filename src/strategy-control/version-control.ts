@@ -51,6 +51,8 @@ export interface VersionControlOptions {
   readonly wantMarkets?: ((strategy: string, markets: readonly string[]) => void) | undefined;
   readonly log: Logger;
   readonly clock: Clock;
+  /** `strategy-resume` also lifts the strategy's guardrails (drawdown stop, cooldowns): their reasons, none when none was in force. */
+  readonly liftGuards?: ((strategy: string) => readonly string[]) | undefined;
   /** Each change (or refusal) as it happened; a promote or rollback says from which version to which. */
   readonly onAction?: ((strategy: string, action: VersionAction, change?: { readonly from: string; readonly to: string }) => void) | undefined;
 }
@@ -315,12 +317,15 @@ export class VersionControl {
     const host = this.o.host;
     if (!host.strategyNames().includes(name)) return Promise.resolve(this.refuse(name, source, `unknown strategy ${name} (running: ${host.strategyNames().join(', ')})`));
     const paused = host.pausedAfterFailures(name);
-    if (!host.isPaused(name)) return Promise.resolve({ ok: true, message: `${name} is not paused: nothing to resume` });
+    const lifted = this.o.liftGuards?.(name) ?? [];
+    const guardText = lifted.length === 0 ? '' : `; guardrails lifted: ${lifted.join('; ')}`;
+    if (lifted.length > 0) this.o.log.warn({ strategy: name, source, lifted }, 'strategy guardrails lifted by the operator');
+    if (!host.isPaused(name)) return Promise.resolve({ ok: true, message: lifted.length === 0 ? `${name} is not paused: nothing to resume` : `${name}${guardText.slice(1)}` });
     host.resume(name);
     this.o.log.warn({ strategy: name, source, was: paused }, 'strategy resumed by the operator');
     const was = paused === undefined ? '' : ` (paused since ${new Date(paused.sinceMs).toISOString()}: ${paused.reason})`;
     const now = host.isPaused(name) ? ': its guest is restarting and re-warming, it takes candles once that is done' : ': it takes the next candle';
-    return Promise.resolve({ ok: true, message: `${name}: resumed, version ${host.live(name).strategy.version}${was}${now}` });
+    return Promise.resolve({ ok: true, message: `${name}: resumed, version ${host.live(name).strategy.version}${was}${now}${guardText}` });
   }
 
   private refuse(name: string | undefined, source: string, reason: string, key?: string, detail?: Readonly<Record<string, unknown>>): Outcome {

@@ -41,6 +41,8 @@ export interface CandleFlowOptions {
    * logged and the candle still goes (strategies must see every candle).
    */
   readonly beforeStrategies?: ((market: MarketName) => Promise<void>) | undefined;
+  /** Runs once the candle is settled, before the strategies get it (the kernel's marks: the guardrails). */
+  readonly afterSettle?: ((c: StepCandle) => void) | undefined;
   readonly hooks?: CandleFlowHooks;
   /**
    * True while a healthy market stream triggers the kline fetch of (market, interval) at each close
@@ -150,6 +152,7 @@ export class CandleFlow {
 
   private readonly step: CandleStepParts<ClosedCandle & StepCandle> = {
     settle: (c) => this.o.beforeStrategies?.(c.market).catch((err: unknown) => this.log.warn({ err, market: c.market, interval: c.interval }, 'orders not settled before the candle')),
+    settled: (c) => this.o.afterSettle?.(c),
     decide: (c) => {
       this.o.hooks?.onDelivered?.(c);
       return this.o.host.handleCandle(c.market, c.interval, c.candle, { warm: c.warm });

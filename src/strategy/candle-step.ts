@@ -15,6 +15,8 @@ export interface StepCandle {
 export interface CandleStepParts<C extends StepCandle> {
   /** Brings the journal, open orders, feedback and balances of the market up to date; undefined when there is nothing to do. */
   settle(c: C): Promise<void> | undefined;
+  /** The candle is settled (not for warm-up candles): the kernel's per-candle marks (the guardrails' equity and time). */
+  settled?(c: C): void;
   /** The strategies' intents on the candle. */
   decide(c: C): readonly StampedIntent[] | Promise<readonly StampedIntent[]>;
   /** True when the intents may not trade after all (a stale candle): the part has dropped them. */
@@ -28,8 +30,16 @@ export interface CandleStepParts<C extends StepCandle> {
  * nothing waits (undefined), so a backtest pays no trip through the microtask queue per candle.
  */
 export function candleStep<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
-  const settling = c.warm ? undefined : parts.settle(c);
-  return settling === undefined ? decideAndSubmit(parts, c) : settling.then(() => decideAndSubmit(parts, c));
+  if (c.warm) return decideAndSubmit(parts, c);
+  const settling = parts.settle(c);
+  if (settling === undefined) {
+    parts.settled?.(c);
+    return decideAndSubmit(parts, c);
+  }
+  return settling.then(() => {
+    parts.settled?.(c);
+    return decideAndSubmit(parts, c);
+  });
 }
 
 function decideAndSubmit<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {

@@ -53,6 +53,7 @@ export class TradingStateControl {
   /** A halt applied here but not stored yet (store unavailable): stored at the next poll. */
   private unstored: TradingStateChange | undefined;
   private readonly listeners: ((change: AppliedTradingStateChange) => void)[] = [];
+  private readonly resumeListeners: (() => void)[] = [];
 
   constructor(
     private readonly engine: TradingStateTarget,
@@ -84,6 +85,8 @@ export class TradingStateControl {
     if (stored !== undefined && isLater(stored, this.applied)) {
       this.applied = { seq: stored.seq, epoch: stored.epoch };
       this.apply(stored.state, `operator: ${stored.reason || 'no reason given'}`, stored.seq);
+      // A resume is news even when trading was already active: it lifts the account's guardrails.
+      if (stored.state === 'active') for (const listener of this.resumeListeners) listener();
     }
     await this.report();
   }
@@ -128,6 +131,11 @@ export class TradingStateControl {
     await this.store.reportApplied({
       instance: this.instance, epoch: this.applied.epoch, appliedSeq: this.applied.seq, state: this.engine.tradingState, atMs: this.clock.nowMs(),
     });
+  }
+
+  /** Hears each operator's resume stored after start-up (`tradebot resume`), whatever the state was. */
+  onOperatorResume(listener: () => void): void {
+    this.resumeListeners.push(listener);
   }
 
   /** Hears each change applied here, after it took effect (notifications, the console's live page). */

@@ -21,6 +21,9 @@ import { TradingKernel } from '../../execution/kernel/trading-kernel';
 import { InProcessExchange } from '../../simulator/in-process-exchange';
 import type { EngineEvent } from '../../simulator/engine/types';
 import type { PositionState } from '../../portfolio/portfolio';
+import type { GuardrailSettings } from '../../risk/guardrails/guard-rules';
+import { markSettledCandle } from '../../execution/kernel/guard-marks';
+import { guardEventLog, type GuardEvent } from './guard-events';
 
 export interface ReplayMarket {
   readonly info: MarketInfo;
@@ -42,6 +45,8 @@ export interface ReplayInput {
   /** Partial fills and the OCO rule, as in the simulator (FILL-MODEL.md); default the real behaviour. */
   readonly fillModel?: FillModel | undefined;
   readonly risk?: RiskLimits | undefined;
+  /** Drawdown stops, cooldowns and budgets (config `risk.guardrails`); default none. */
+  readonly guardrails?: GuardrailSettings | undefined;
   /**
    * Which balance OCOs use, as in the simulator (FILL-MODEL.md "Collateral"): 'separate' (default,
    * as live: margin in the money currency on the collateral balance; a sell exit becomes a short
@@ -80,6 +85,8 @@ export interface ReplayResult {
   readonly strategyCandles: number;
   /** The portfolio at the end: position, average entry, realised PnL and fees per (strategy, market). */
   readonly positions: readonly PositionState[];
+  /** When a guardrail tripped and when it lifted (docs/risk.md), in order. */
+  readonly guardEvents: readonly GuardEvent[];
 }
 
 const API_KEY = 'backtest';
@@ -122,6 +129,7 @@ export class BacktestReplay {
   private readonly lanes: Lane[];
   private readonly log: OrderLogEntry[] = [];
   private readonly fills: BacktestFill[] = [];
+  private readonly guardEvents: GuardEvent[] = [];
   /**
    * Markets where the market moved our orders since their last settlement. What our own requests did
    * (an order that triggers or fills on arrival, a cancel) is in their answers, which the executor
@@ -158,6 +166,7 @@ export class BacktestReplay {
       strategies: input.strategies, risk: input.risk ?? DEFAULT_RISK_LIMITS, marketClock: this.clock, wallClock: new SystemClock(),
       lastPrice: (m) => this.engine.lastPrice(m), collateral,
       onFeedbackError: (err) => { throw err; },
+      guardrails: input.guardrails === undefined ? undefined : { settings: input.guardrails, observer: guardEventLog(this.guardEvents) },
     });
     this.engine.onEvent((e) => this.onEngineEvent(e));
     const feedback = this.kernel.feedback.feedback;
@@ -196,7 +205,7 @@ export class BacktestReplay {
     for (const [cur, e] of this.engine.tradingBalances(API_KEY)) finalBalances[cur] = { available: e.available, freeze: e.freeze };
     return {
       fills: this.fills, orders: this.log, finalBalances, stats, health, candleCount: count, strategyCandles: this.strategyCandles,
-      positions: this.kernel.portfolio.states(),
+      positions: this.kernel.portfolio.states(), guardEvents: this.guardEvents,
     };
   }
 
@@ -317,6 +326,7 @@ export class BacktestReplay {
       const settling = this.unsettled.delete(market) ? this.kernel.settle(market) : this.kernel.catchUp();
       return settling === undefined ? this.kernel.freshBalances() : settling.then(() => this.kernel.freshBalances());
     },
+    settled: (c) => markSettledCandle(this.kernel.guards, c),
     decide: ({ market, interval, candle }) => this.host.handleCandle(market, interval, candle),
     submit: async (intents) => {
       for (const stamped of intents) {

@@ -1,4 +1,5 @@
 import { intervalSeconds, type Interval } from '../../domain/candle';
+import { durationSeconds } from '../../domain/duration';
 import { BacktestInputError } from '../../domain/errors';
 import { parseJsonObject } from '../options';
 
@@ -19,17 +20,15 @@ export interface Fold {
   readonly testTo: number;
 }
 
-const UNITS: Readonly<Record<string, number>> = { m: 60, h: 3600, d: 86_400, w: 604_800 };
 const KEYS = ['train', 'test', 'anchored'];
 
 /** A duration such as `90m`, `12h`, `14d`, `2w` (or seconds as a number). */
 export function parseDuration(value: unknown, field: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  const m = typeof value === 'string' ? /^(\d+)(m|h|d|w)$/.exec(value.trim()) : null;
-  if (m === null || Number(m[1]) <= 0) {
+  const seconds = durationSeconds(value);
+  if (seconds === undefined) {
     throw new BacktestInputError(`--walk-forward ${field}: expected a duration such as "12h", "14d", "2w" (or seconds), got ${JSON.stringify(value)}`, { field: 'walk-forward' });
   }
-  return Number(m[1]) * (UNITS[m[2] as string] as number);
+  return seconds;
 }
 
 export function parseWalkForward(text: string): WalkForwardWindows {

@@ -4,6 +4,8 @@ import type { Decimal } from '../../domain/decimal';
 import type { Balances, MarketName } from '../../domain/market';
 import { Portfolio } from '../../portfolio/portfolio';
 import { RiskEngine, type RiskEngineOptions } from '../../risk/risk-engine';
+import { Guardrails, type GuardObserver } from '../../risk/guardrails/guardrails';
+import { guardrailsOff, type GuardrailSettings } from '../../risk/guardrails/guard-rules';
 import type { OrderStore } from '../../store/order-store-port';
 import { buildExecution, type Execution, type ExecutionSettings } from './build-execution';
 import type { ExecutionEvents } from '../journal/events';
@@ -17,7 +19,7 @@ export interface KernelCoreOptions {
   readonly store: OrderStore;
   /** Market time: the portfolio's day (today's PnL, the daily loss limit). */
   readonly marketClock: Clock;
-  readonly risk: Omit<RiskEngineOptions, 'pnl'>;
+  readonly risk: Omit<RiskEngineOptions, 'pnl' | 'guards'>;
   /** The market's last price (price band, notional). */
   readonly lastPrice: (market: MarketName) => Decimal | undefined;
   /** The trading balance as last read (risk checks, the executor's funds check). */
@@ -30,6 +32,8 @@ export interface KernelCoreOptions {
    * then both read the wallet the legs really trade.
    */
   readonly collateral?: CollateralMode | undefined;
+  /** Drawdown stops, cooldowns and budgets (risk/guardrails/), and who watches them act; default none. */
+  readonly guardrails?: { readonly settings: GuardrailSettings; readonly observer?: GuardObserver | undefined } | undefined;
   /** Observers of the execution events besides the order feedback (metrics, logs, halts). */
   readonly observers?: ExecutionEvents | undefined;
   /** Errors of the order feedback (a journal read that failed). */
@@ -44,6 +48,8 @@ export interface KernelCoreOptions {
 export interface KernelCore {
   readonly portfolio: Portfolio;
   readonly riskEngine: RiskEngine;
+  /** Undefined when none are configured (nothing tracked, nothing paid). */
+  readonly guards: Guardrails | undefined;
   readonly book: OpenOrderBook;
   readonly feedback: OrderFeedbackRecorder;
   readonly exec: Execution;
@@ -57,7 +63,9 @@ export interface KernelCore {
  */
 export function buildKernelCore(o: KernelCoreOptions): KernelCore {
   const portfolio = new Portfolio(o.marketClock);
-  const riskEngine = new RiskEngine({ ...o.risk, pnl: portfolio });
+  const g = o.guardrails;
+  const guards = g === undefined || guardrailsOff(g.settings) ? undefined : new Guardrails(g.settings, portfolio, g.observer);
+  const riskEngine = new RiskEngine({ ...o.risk, pnl: portfolio, guards });
   const book = new OpenOrderBook(o.store, o.onOpenCounts);
   const feedback = new OrderFeedbackRecorder(o.store, portfolio, o.onFeedbackError);
   const observers = o.observers;
@@ -65,8 +73,8 @@ export function buildKernelCore(o: KernelCoreOptions): KernelCore {
   const wallet = ocoWallet(o.collateral ?? 'separate');
   const exec = buildExecution({
     ...o.execution, store: o.store, events,
-    risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), ocoWallet: wallet }),
+    risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), openOfStrategy: (st) => book.ofStrategy(st), ocoWallet: wallet }),
     balances: { available: (cur, w) => (w === 'trading' ? o.tradingBalances()[cur]?.available : o.collateralFree(cur)), ocoWallet: wallet },
   });
-  return { portfolio, riskEngine, book, feedback, exec };
+  return { portfolio, riskEngine, guards, book, feedback, exec };
 }

@@ -81,6 +81,13 @@ export class OpenOrderBook {
     return views;
   }
 
+  /** One strategy's open orders on every market (its budget). */
+  ofStrategy(strategy: string): readonly OpenOrderView[] {
+    const out: OpenOrderView[] = [];
+    for (const market of this.byMarket.keys()) out.push(...this.of(strategy, market));
+    return out;
+  }
+
   liveCounts(): readonly { strategy: string; market: MarketName; count: number }[] {
     return this.counts;
   }

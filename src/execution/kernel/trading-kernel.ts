@@ -11,7 +11,8 @@ import type { StampedIntent } from '../../strategy/intent-validation';
 import type { Execution, ExecutionExchange } from './build-execution';
 import { settleBeforeCandle } from './candle-settlement';
 import type { SubmitResult } from '../orders/executor';
-import { buildKernelCore } from './kernel-core';
+import { buildKernelCore, type KernelCoreOptions } from './kernel-core';
+import type { Guardrails } from '../../risk/guardrails/guardrails';
 import { LeaseKeeper } from '../guards/lease-keeper';
 import type { OpenOrderBook } from './open-order-book';
 import type { OrderFeedbackRecorder } from './order-feedback-recorder';
@@ -34,6 +35,8 @@ export interface TradingKernelOptions {
   readonly onFeedbackError?: (err: unknown) => void;
   /** Which balance OCOs trade, as the exchange's engine (KernelCoreOptions.collateral); default 'separate'. */
   readonly collateral?: CollateralMode | undefined;
+  /** Drawdown stops, cooldowns and budgets, as the daemon's config gives them (KernelCoreOptions.guardrails). */
+  readonly guardrails?: KernelCoreOptions['guardrails'];
 }
 
 const NOTHING = new Decimal(0);
@@ -60,6 +63,7 @@ export class TradingKernel {
   readonly book: OpenOrderBook;
   readonly feedback: OrderFeedbackRecorder;
   readonly portfolio: Portfolio;
+  readonly guards: Guardrails | undefined;
   readonly journal: InMemoryOrderStore;
   private readonly leases: LeaseKeeper;
   private readonly settleMarket: (market: MarketName) => Promise<void>;
@@ -79,7 +83,7 @@ export class TradingKernel {
       tradingBalances: () => this.trading,
       // As the daemon's collateral poller: an asset the answer does not list holds nothing.
       collateralFree: (cur) => this.collateral[cur]?.availableWithoutBorrow ?? NOTHING,
-      onFeedbackError: o.onFeedbackError, collateral: o.collateral,
+      onFeedbackError: o.onFeedbackError, collateral: o.collateral, guardrails: o.guardrails,
       execution: {
         exchange: o.exchange, leases: this.leases, leaseStore, owner: OWNER, clock: o.wallClock,
         markets: [...new Set(o.strategies.flatMap((s) => s.markets))], requestTimeoutMs: 5000,
@@ -87,6 +91,7 @@ export class TradingKernel {
     });
     this.book = core.book;
     this.portfolio = core.portfolio;
+    this.guards = core.guards;
     this.feedback = core.feedback;
     this.exec = core.exec;
     this.settleMarket = settleBeforeCandle({

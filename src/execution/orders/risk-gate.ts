@@ -1,3 +1,4 @@
+import { intervalSeconds } from '../../domain/candle';
 import type { Decimal } from '../../domain/decimal';
 import type { Balances, MarketInfo, MarketName } from '../../domain/market';
 import type { PreTradeRisk, RiskVerdict } from './risk-port';
@@ -11,6 +12,8 @@ export interface RiskGateView {
   balances(): Balances;
   /** Every strategy's open orders on the market. */
   openOnMarket(market: MarketName): readonly OpenOrderView[];
+  /** One strategy's open orders on every market (its budget). */
+  openOfStrategy?(strategy: string): readonly OpenOrderView[];
   /** The wallet OCOs draw on (domain/collateral.ts ocoWallet); default 'collateral', as the venue. */
   readonly ocoWallet?: 'trading' | 'collateral';
 }
@@ -33,6 +36,9 @@ export class RiskGate implements PreTradeRisk {
       openOrders: this.view.openOnMarket(intent.market),
       marketInfo: market,
       ocoWallet: this.view.ocoWallet,
+      // The close of the intent's candle: the guardrails' time, the same in the daemon and a backtest.
+      decisionMs: (stamped.candleTime + intervalSeconds(stamped.interval)) * 1000,
+      strategyOpenOrders: this.view.openOfStrategy === undefined ? undefined : () => this.view.openOfStrategy?.(stamped.strategy) ?? [],
     });
     return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
   }

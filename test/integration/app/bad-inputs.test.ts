@@ -43,7 +43,7 @@ test('a live daemon without its limits exits 78 at start-up naming every missing
     const { code } = await daemon.exit();
     expect(code).toBe(78);
     expect(daemon.stderr).toContain('live mode refuses to start without its limits');
-    for (const key of ['risk.defaults.maxNotionalPerOrder', 'risk.defaults.maxNotionalPerMarket', 'risk.dailyLossLimit', 'killSwitch.enabled']) expect(daemon.stderr).toContain(`  ${key}: required in live mode`);
+    for (const key of ['risk.defaults.maxNotionalPerOrder', 'risk.defaults.maxNotionalPerMarket', 'risk.dailyLossLimit', 'risk.guardrails.account.drawdown', 'killSwitch.enabled']) expect(daemon.stderr).toContain(`  ${key}: required in live mode`);
     expect(daemon.lines).toEqual([]); // no logger, no metrics server, no exchange
   } finally {
     cfg.cleanup();
@@ -154,7 +154,7 @@ test('an unknown strategy parameter (a typo) is refused by check-config and at s
 test('check-config in live mode: a plain-http exchange URL and an API key with a line break are refused (exit 78), never echoing the secret', () => {
   const base = {
     ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' },
-    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
+    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100', guardrails: { account: { drawdown: [{ max: '100', window: '24h' }] } } }, killSwitch: { enabled: true },
   };
   const plain = writeConfig({ ...base, exchange: { baseUrl: 'http://whitebit.com' } });
   const good = writeConfig({ ...base, exchange: { baseUrl: 'https://whitebit.com' } });
@@ -180,7 +180,7 @@ test('check-config of a live config whose guests would run as threads exits 78 n
     ...paperConfig(), mode: 'live', redis: { url: 'redis://127.0.0.1:6379' }, exchange: { baseUrl: 'https://whitebit.com' },
     // The shipped strategies.
     strategies: { dir: path.join(__dirname, '../../../strategies'), enabled: [{ name: 'sma-cross' }] },
-    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
+    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100', guardrails: { account: { drawdown: [{ max: '100', window: '24h' }] } } }, killSwitch: { enabled: true },
   };
   const threads = writeConfig({ ...live, strategies: { ...live.strategies, guestIsolation: 'thread' } });
   const threadsAllowed = writeConfig({ ...live, strategies: { ...live.strategies, guestIsolation: 'thread', minGuestIsolation: 'thread' } });

@@ -36,7 +36,7 @@ beforeAll(async () => {
     strategies: { dir: TEST_STRATEGIES, enabled: [{ name: 'churn' }] },
     killSwitch: { enabled: true, markets: ['BTC_USDT'], timeoutSeconds: 12, refreshSeconds: 3 },
     // Live mode requires its limits (config/live-limits.ts); generous, the churn orders are small.
-    risk: { defaults: { maxNotionalPerOrder: '100000', maxNotionalPerMarket: '1000000' }, dailyLossLimit: '100000' },
+    risk: { defaults: { maxNotionalPerOrder: '100000', maxNotionalPerMarket: '1000000' }, dailyLossLimit: '100000', guardrails: { account: { drawdown: [{ max: '100000', window: '24h' }] } } },
     reconcile: { intervalSeconds: 1, unknownOrderPolicy: 'ignore' },
     metrics: { port: 0, host: '127.0.0.1' },
     shutdown: { graceMs: 5000 },

@@ -37,7 +37,7 @@ function liveConfig(baseUrl: string, strategies: Record<string, unknown>): Recor
   return {
     ...rest, mode: 'live', exchange: { baseUrl, timeoutMs: 3000 }, redis: { url: 'redis://127.0.0.1:1' },
     strategies: { ...strategies, guestIsolation: 'thread', minGuestIsolation: 'thread' },
-    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100' }, killSwitch: { enabled: true },
+    risk: { defaults: { maxNotionalPerOrder: '1000', maxNotionalPerMarket: '3000' }, dailyLossLimit: '100', guardrails: { account: { drawdown: [{ max: '100', window: '24h' }] } } }, killSwitch: { enabled: true },
   };
 }
 

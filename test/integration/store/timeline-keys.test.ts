@@ -25,7 +25,7 @@ beforeAll(async () => { redis = await ctx.client(); });
 const embedded = parseConfig({ mode: 'paper', paper: { markets: [{ market: 'BTC_USDT', data: 'x.csv' }], balances: { USDT: '1' } }, strategies: { enabled: [{ name: 'churn' }] } }, {}, 'paper.yaml');
 const standalone = parseConfig({ mode: 'paper', paper: { exchangeUrl: 'http://127.0.0.1:8080' }, strategies: { enabled: [{ name: 'churn' }] } }, {}, 'paper.yaml');
 const live = parseConfig({
-  mode: 'live', risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50' }, killSwitch: { enabled: true },
+  mode: 'live', risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50', guardrails: { account: { drawdown: [{ max: '50', window: '24h' }] } } }, killSwitch: { enabled: true },
   strategies: { enabled: [{ name: 'churn' }] },
 }, { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' }, 'live.yaml');
 

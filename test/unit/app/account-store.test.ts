@@ -9,7 +9,7 @@ const ENV = { TRADEBOT_API_KEY: 'live-key', TRADEBOT_API_SECRET: 'live-secret' }
 const strategies = { enabled: [{ name: 'sma-cross' }] };
 const live = parseConfig({
   mode: 'live', redis: { url: 'redis://127.0.0.1:6379' }, strategies,
-  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50' }, killSwitch: { enabled: true },
+  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50', guardrails: { account: { drawdown: [{ max: '50', window: '24h' }] } } }, killSwitch: { enabled: true },
 }, ENV);
 const paperRemote = parseConfig({ mode: 'paper', redis: { url: 'redis://127.0.0.1:6379' }, paper: { exchangeUrl: 'http://127.0.0.1:8080' }, strategies }, ENV);
 const paperEmbedded = parseConfig({ mode: 'paper', paper: { markets: [{ market: 'BTC_USDT', data: 'x.csv' }], balances: { USDT: '100' } }, strategies }, ENV);

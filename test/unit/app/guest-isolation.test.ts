@@ -10,7 +10,7 @@ import { defaultIsolation } from '../../../src/strategy/guest/sandbox';
  */
 const ENV = { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' };
 const LIMITS = {
-  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50' },
+  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50', guardrails: { account: { drawdown: [{ max: '50', window: '24h' }] } } },
   killSwitch: { enabled: true },
 };
 const NODE_COVERS_NET = process.allowedNodeEnvironmentFlags.has('--allow-net');

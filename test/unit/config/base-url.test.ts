@@ -5,7 +5,7 @@ import { ConfigError } from '../../../src/domain/errors';
 const live = (exchange: Record<string, unknown>): Record<string, unknown> => ({
   mode: 'live', exchange, redis: { url: 'redis://127.0.0.1:6379' }, strategies: { enabled: [{ name: 'sma-cross' }] },
   // Live mode's required limits (live-limits.ts): these tests are about other keys.
-  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50' }, killSwitch: { enabled: true },
+  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50', guardrails: { account: { drawdown: [{ max: '50', window: '24h' }] } } }, killSwitch: { enabled: true },
 });
 const paper = (exchange: Record<string, unknown>): Record<string, unknown> => ({
   mode: 'paper', exchange, paper: { markets: [{ market: 'BTC_USDT', data: 'x.csv' }], balances: { USDT: '100' } },

@@ -4,11 +4,11 @@ import { ConfigError } from '../../../src/domain/errors';
 /** Live requires limits (issue #29, finding 7); paper keeps its defaults. */
 const ENV = { TRADEBOT_REDIS_URL: 'redis://127.0.0.1:6379' };
 const LIMITS = {
-  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50' },
+  risk: { defaults: { maxNotionalPerOrder: '100', maxNotionalPerMarket: '300' }, dailyLossLimit: '50', guardrails: { account: { drawdown: [{ max: '50', window: '24h' }] } } },
   killSwitch: { enabled: true },
 };
 const live = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({ mode: 'live', strategies: { enabled: [{ name: 'sma-cross' }] }, ...extra });
-const ALL = ['risk.defaults.maxNotionalPerOrder', 'risk.defaults.maxNotionalPerMarket', 'risk.dailyLossLimit', 'killSwitch.enabled'];
+const ALL = ['risk.defaults.maxNotionalPerOrder', 'risk.defaults.maxNotionalPerMarket', 'risk.dailyLossLimit', 'risk.guardrails.account.drawdown', 'killSwitch.enabled'];
 
 function refusal(raw: Record<string, unknown>, env: NodeJS.ProcessEnv = ENV): ConfigError {
   try {
@@ -30,9 +30,10 @@ test('live without a risk section or kill-switch is refused, naming every missin
 });
 
 test.each(ALL)('live without only %s is refused naming that key alone', (key) => {
-  const risk = structuredClone(LIMITS.risk) as { defaults: Record<string, string>; dailyLossLimit?: string };
+  const risk = structuredClone(LIMITS.risk) as { defaults: Record<string, string>; dailyLossLimit?: string; guardrails?: unknown };
   let killSwitch: { enabled: boolean } = { enabled: true };
   if (key === 'risk.dailyLossLimit') delete risk.dailyLossLimit;
+  else if (key === 'risk.guardrails.account.drawdown') delete risk.guardrails;
   else if (key === 'killSwitch.enabled') killSwitch = { enabled: false };
   else delete risk.defaults[key.split('.')[2]!];
   const err = refusal(live({ risk, killSwitch }));
@@ -40,7 +41,7 @@ test.each(ALL)('live without only %s is refused naming that key alone', (key) =>
 });
 
 test('per-market limits alone do not count: the defaults cover markets a module declares itself', () => {
-  const err = refusal(live({ ...LIMITS, risk: { markets: { BTC_USDT: { maxNotionalPerOrder: '1', maxNotionalPerMarket: '2' } }, dailyLossLimit: '5' } }));
+  const err = refusal(live({ ...LIMITS, risk: { markets: { BTC_USDT: { maxNotionalPerOrder: '1', maxNotionalPerMarket: '2' } }, dailyLossLimit: '5', guardrails: { account: { drawdown: [{ max: '5', window: '24h' }] } } } }));
   expect((err.context['problems'] as { path: string }[]).map((p) => p.path)).toEqual(['risk.defaults.maxNotionalPerOrder', 'risk.defaults.maxNotionalPerMarket']);
 });
 
