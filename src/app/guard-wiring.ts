@@ -26,7 +26,7 @@ export function guardObserver(ctx: DaemonContext, store: GuardStateStore, guards
     tripped: (l) => {
       m.riskGuardTrips.inc({ guard: l.guard, scope: l.scope });
       m.riskGuardActive.set({ guard: l.guard, scope: l.scope }, 1);
-      log.warn({ guard: l.guard, scope: l.scope, action: l.action, until: l.untilMs === undefined ? 'operator' : new Date(l.untilMs).toISOString(), reason: l.reason }, 'guardrail tripped');
+      log.warn({ guard: l.guard, scope: l.scope, action: l.action, atMs: l.sinceMs, until: l.untilMs === undefined ? 'operator' : new Date(l.untilMs).toISOString(), reason: l.reason }, 'guardrail tripped');
       event('tripped', l);
     },
     released: (l, by) => {

@@ -76,7 +76,7 @@ export async function startStrategyRuntime(
   });
   const flow = new CandleFlow({
     host, client: venue.exchange, clock: marketClock, log: componentLogger(log, 'candles'), klineDelayMs: c.polling.klineDelayMs,
-    sink: executorSink(exec.executor, book, m, ctx.wallClock, trading.execLog, feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r)),
+    sink: executorSink(exec.executor, book, m, ctx.wallClock, trading.execLog, feedback.feedback, recorder === undefined ? undefined : (x, r) => recorder.onDecision(x, r), () => feedback.idle()),
     beforeStrategies: beforeStrategies(redis === undefined ? undefined : () => wired?.control.sync() ?? Promise.resolve(), settleBeforeCandle({
       reconciler: exec.reconciler, book, feedback,
       pollBalances: async () => { await Promise.all([balances.poll(), trading.collateral.poll()]); },

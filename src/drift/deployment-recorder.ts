@@ -74,6 +74,7 @@ export class DeploymentRecorder {
   onDecision(stamped: StampedIntent, result: SubmitResult | { readonly outcome: 'error' | 'denied'; readonly rule: string }): void {
     const decision: RecordedDecision = {
       strategy: stamped.strategy, market: stamped.intent.market, candleTime: stamped.candleTime, kind: stamped.intent.kind,
+      tag: stamped.intent.kind === 'cancel' ? stamped.intent.clientOrderId : stamped.intent.tag,
       outcome: result.outcome,
       rule: 'rule' in result ? result.rule : undefined,
       clientOrderIds: 'records' in result ? result.records.map((r) => r.clientOrderId) : [],

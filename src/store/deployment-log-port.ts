@@ -59,6 +59,8 @@ export interface RecordedDecision {
   readonly market: string;
   readonly candleTime: number;
   readonly kind: string;
+  /** The intent's tag (a cancel: its order's id): two intents of one candle denied by one rule are two records, not one. */
+  readonly tag?: string | undefined;
   readonly outcome: 'accepted' | 'existing' | 'canceled' | 'rejected' | 'unknown' | 'denied' | 'error';
   /** The denying rule (risk rule, `lease`, `not_ready`, ...) or the error. */
   readonly rule?: string | undefined;

@@ -21,7 +21,11 @@ export interface OpenOrderNotes {
 /** What became of one intent (the drift record); an exception shows as `error` with the rule the strategy got. */
 export type IntentOutcomeHook = (stamped: StampedIntent, result: SubmitResult | { readonly outcome: 'error'; readonly rule: string }) => void;
 
-export function executorSink(executor: Executor, book: OpenOrderNotes, metrics: Metrics, wallClock: Clock, log: Logger, feedback?: OrderFeedback, onOutcome?: IntentOutcomeHook): IntentSink {
+/**
+ * `caughtUp`: resolves once what an accepted order did (a fill on arrival) is in the portfolio, so the
+ * next intent of the candle is checked against it (a budget, a position), as in a backtest.
+ */
+export function executorSink(executor: Executor, book: OpenOrderNotes, metrics: Metrics, wallClock: Clock, log: Logger, feedback?: OrderFeedback, onOutcome?: IntentOutcomeHook, caughtUp?: () => Promise<void>): IntentSink {
   let lastRefreshMs = 0;
   return {
     submit: async (intents) => {
@@ -32,6 +36,7 @@ export function executorSink(executor: Executor, book: OpenOrderNotes, metrics: 
           if (result.outcome !== 'denied') {
             metrics.intents.inc({ strategy: stamped.strategy, result: 'accepted', rule: 'none' });
             book.note(result.records);
+            if (caughtUp !== undefined) await caughtUp();
           }
         } catch (err) {
           const rule = err instanceof NotReadyError ? 'not_ready' : 'error';

@@ -94,11 +94,9 @@ export class Guardrails {
     if (intent.kind === 'cancel') return undefined;
     if (this.expire(ctx.decisionMs)) this.observer.changed?.();
     const exit = isExit(intent);
-    for (const l of this.latched.values()) {
-      if (!appliesTo(l, ctx.strategy, intent.market)) continue;
-      if (exit && l.action !== 'halt') continue;
-      return { rule: l.guard, message: `${l.reason}: ${l.action === 'halt' ? 'only cancels are allowed' : 'no new entries'} ${liftText(l)}` };
-    }
+    // A halt first: it says the most (every order stops), whatever tripped before it.
+    const latch = this.firstLatch(ctx.strategy, intent.market, 'halt') ?? (exit ? undefined : this.firstLatch(ctx.strategy, intent.market, 'reduce'));
+    if (latch !== undefined) return { rule: latch.guard, message: `${latch.reason}: ${latch.action === 'halt' ? 'only cancels are allowed' : 'no new entries'} ${liftText(latch)}` };
     if (exit) return undefined;
     const budget = this.guards(ctx.strategy).budget;
     if (budget === undefined) return undefined;
@@ -147,6 +145,11 @@ export class Guardrails {
     this.latched.clear();
     for (const l of s.latches) this.latched.set(latchKey(l), l);
     for (const [m, p] of Object.entries(s.prices)) this.prices.set(m, new Decimal(p));
+  }
+
+  private firstLatch(strategy: string, market: string, action: GuardLatch['action']): GuardLatch | undefined {
+    for (const l of this.latched.values()) if (l.action === action && appliesTo(l, strategy, market)) return l;
+    return undefined;
   }
 
   private guards(strategy: string): StrategyGuards {
