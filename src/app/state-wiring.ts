@@ -25,6 +25,9 @@ import { RedisOrderStore, type RedisOrderStoreOptions } from '../store/order-sto
 import type { DeploymentLog, DeploymentLogLimits } from '../store/deployment-log-port';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
+import type { TrailingStore } from '../store/trailing-store-port';
+import { RedisTrailingStore } from '../store/trailing-store';
+import { InMemoryTrailingStore } from '../store/memory/in-memory-trailing-store';
 import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 
 export interface OpenedState {
@@ -125,6 +128,8 @@ export interface StateAdapters {
   readonly tradingState: TradingStateStore;
   /** What the daemon acted on, for the drift check. */
   readonly deployment: DeploymentLog;
+  /** The trailing stops' journal (legs and moves; docs/trailing-stops.md). */
+  readonly trailing: TrailingStore;
 }
 
 /** Limits scaled by `exchange.limitUtilisation` for the in-process bucket (the Redis one has its own margin). */
@@ -148,6 +153,7 @@ export function redisAdapters(
     limiter: new RedisTokenBucket({ redis, keys, safetyMargin: Math.min(0.97, limitUtilisation) }),
     tradingState: new RedisTradingStateStore(redis, keys),
     deployment: new RedisDeploymentLog(redis, keys, recordLimits),
+    trailing: new RedisTrailingStore(redis, keys),
   };
 }
 
@@ -163,5 +169,6 @@ export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: 
     limiter: new InMemoryRateLimiter({ limits: scaledLimits(limitUtilisation), clock }),
     tradingState: new InMemoryTradingStateStore(),
     deployment: new InMemoryDeploymentLog(recordLimits),
+    trailing: new InMemoryTrailingStore(),
   };
 }

@@ -3,6 +3,7 @@ import type { MarketName } from '../domain/market';
 import { DeploymentRecorder } from '../drift/deployment-recorder';
 import { settleBeforeCandle, type AccountStreamView } from '../execution/kernel/candle-settlement';
 import { executorSink } from '../execution/orders/intent-sink';
+import { trailBeforeStrategies } from '../execution/kernel/trailing-step';
 import type { JobDefinition } from '../jobs/scheduler';
 import { componentLogger, type Logger } from '../log/logger';
 import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
@@ -80,6 +81,7 @@ export async function startStrategyRuntime(
       pollBalances: async () => { await Promise.all([balances.poll(), trading.collateral.poll()]); },
       stream: streams.account,
     }), componentLogger(log, 'strategy-versions')),
+    trail: trailBeforeStrategies(trading.trailing, book, feedback, async () => { await Promise.all([balances.poll(), trading.collateral.poll()]); }),
     streamTriggers: (mk, iv) => streams.marketTriggers(mk, iv),
     warmupFor: (market, interval) => Math.max(1, ...strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {

@@ -22,6 +22,8 @@ import type { Venue } from './exchange-wiring';
 import { requireListedMarkets } from './market-check';
 import { startAccountStream, usesAccountStream, type AccountStream } from './stream-wiring';
 import { TradingStateControl } from '../trading-state/trading-state-control';
+import type { TrailingStops } from '../execution/trailing/trailing-stops';
+import { testKillBeforeLeg, trailingObserver } from './trailing-wiring';
 
 /** The trading core: risk in front of the executor, the journal view, balances and the trading state. */
 export interface Trading {
@@ -44,6 +46,8 @@ export interface Trading {
   readonly store: MeteredOrderStore;
   /** The execution events (metrics, logs, order feedback): the account stream's transitions emit here too. */
   readonly events: ExecutionEvents;
+  /** Trailing stops: moved by the candle flow's step, recovered by openTrading. */
+  readonly trailing: TrailingStops;
 }
 
 /**
@@ -93,6 +97,7 @@ export async function wireTrading(
       m.openOrders.reset();
       for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
     },
+    trailing: { store: state.trailing, onEvent: trailingObserver(m, execLog), beforeLegSubmit: testKillBeforeLeg(process.env['TRADEBOT_TEST_TRAILING_KILL_BEFORE_LEG']) },
   });
   const { portfolio, riskEngine, book, feedback } = core;
   tradingControl = new TradingStateControl(riskEngine, state.tradingState, componentLogger(ctx.log, 'trading-state'));
@@ -108,7 +113,7 @@ export async function wireTrading(
   // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events, trailing: core.trailing };
 }
 
 /**
@@ -160,6 +165,11 @@ export async function openTrading(ctx: DaemonContext, venue: Venue, strategies: 
     accountStream = stream;
   }
   await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
+  // Moves a crash interrupted are finished now that the journal agrees with the venue: one leg rests each.
+  await trading.trailing.recover();
+  const recovered = trading.trailing.list();
+  if (recovered.length > 0) log.info({ trailingStops: recovered.map((r) => ({ id: r.id, leg: r.leg.clientOrderId, phase: r.phase })) }, 'trailing stops recovered');
+  await book.refresh();
   return accountStream;
 }
 

@@ -15,6 +15,8 @@ export interface StepCandle {
 export interface CandleStepParts<C extends StepCandle> {
   /** Brings the journal, open orders, feedback and balances of the market up to date; undefined when there is nothing to do. */
   settle(c: C): Promise<void> | undefined;
+  /** Moves the trailing stops of the candle's market on the settled view (execution/trailing/); undefined when none moved. */
+  trail?(c: C): Promise<void> | undefined;
   /** The strategies' intents on the candle. */
   decide(c: C): readonly StampedIntent[] | Promise<readonly StampedIntent[]>;
   /** True when the intents may not trade after all (a stale candle): the part has dropped them. */
@@ -24,12 +26,18 @@ export interface CandleStepParts<C extends StepCandle> {
 
 /**
  * THE per-candle step of every run (live, paper, backtest): settle what the exchange did since the last
- * candle, let the strategies decide on the settled view, submit what they may trade. Synchronous where
- * nothing waits (undefined), so a backtest pays no trip through the microtask queue per candle.
+ * candle, move the trailing stops on that settled view, let the strategies decide on it, submit what
+ * they may trade. Synchronous where nothing waits (undefined), so a backtest pays no trip through the
+ * microtask queue per candle.
  */
 export function candleStep<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
   const settling = c.warm ? undefined : parts.settle(c);
-  return settling === undefined ? decideAndSubmit(parts, c) : settling.then(() => decideAndSubmit(parts, c));
+  return settling === undefined ? trailAndDecide(parts, c) : settling.then(() => trailAndDecide(parts, c));
+}
+
+function trailAndDecide<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
+  const trailing = c.warm ? undefined : parts.trail?.(c);
+  return trailing === undefined ? decideAndSubmit(parts, c) : trailing.then(() => decideAndSubmit(parts, c));
 }
 
 function decideAndSubmit<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {

@@ -16,7 +16,7 @@ import { riskSection } from '../../config/schema';
 import { HealthRecorder, type StrategyHealth } from './strategy-health';
 import type { BacktestFill } from './backtest-fill';
 import { CandleAggregator } from './candle-aggregator';
-import { orderLogEntry, type OrderLogEntry } from './order-log';
+import { orderLogEntry, trailingLegEntry, type OrderLogEntry } from './order-log';
 import { TradingKernel } from '../../execution/kernel/trading-kernel';
 import { InProcessExchange } from '../../simulator/in-process-exchange';
 import type { EngineEvent } from '../../simulator/engine/types';
@@ -158,6 +158,8 @@ export class BacktestReplay {
       strategies: input.strategies, risk: input.risk ?? DEFAULT_RISK_LIMITS, marketClock: this.clock, wallClock: new SystemClock(),
       lastPrice: (m) => this.engine.lastPrice(m), collateral,
       onFeedbackError: (err) => { throw err; },
+      // Each leg a move placed is an order of the run, in the order log as the journal has it.
+      onTrailing: (e) => { if (e.type === 'moved') this.log.push(trailingLegEntry(e, e.atMs / 1000)); },
     });
     this.engine.onEvent((e) => this.onEngineEvent(e));
     const feedback = this.kernel.feedback.feedback;
@@ -317,6 +319,7 @@ export class BacktestReplay {
       const settling = this.unsettled.delete(market) ? this.kernel.settle(market) : this.kernel.catchUp();
       return settling === undefined ? this.kernel.freshBalances() : settling.then(() => this.kernel.freshBalances());
     },
+    trail: ({ market, interval, candle }) => this.kernel.trail(market, interval, candle),
     decide: ({ market, interval, candle }) => this.host.handleCandle(market, interval, candle),
     submit: async (intents) => {
       for (const stamped of intents) {
