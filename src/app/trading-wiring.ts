@@ -165,7 +165,7 @@ export async function openTrading(ctx: DaemonContext, venue: Venue, strategies: 
     accountStream = stream;
   }
   await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
-  // Moves a crash interrupted are finished now that the journal agrees with the venue: one leg rests each.
+  // Trailing stops read back; a move a crash interrupted is finished on its market's first settled candle.
   await trading.trailing.recover();
   const recovered = trading.trailing.list();
   if (recovered.length > 0) log.info({ trailingStops: recovered.map((r) => ({ id: r.id, leg: r.leg.clientOrderId, phase: r.phase })) }, 'trailing stops recovered');

@@ -75,12 +75,14 @@ export class TrailingStops implements TrailingRoute {
 
   constructor(private readonly d: TrailingStopsDeps) {}
 
-  /** Start-up (after the first reconciliation): reads the active trailing stops and finishes every move a crash interrupted. */
+  /**
+   * Start-up (after the first reconciliation): reads the active trailing stops. A move a crash
+   * interrupted is finished on the first settled candle of its market (`onCandle`, before the
+   * strategies decide), not here: the new leg's risk checks need the market's last price, which a
+   * starting daemon learns from that candle. Until then the old leg rests, if it was not yet cancelled.
+   */
   async recover(): Promise<void> {
     for (const r of await this.d.store.listActive()) this.active.set(r.id, r);
-    for (const r of [...this.active.values()]) {
-      if (r.phase === 'moving' || r.phase === 'placing') await this.finish(r);
-    }
   }
 
   /** Active trailing stops (tests, status). */
@@ -164,7 +166,8 @@ export class TrailingStops implements TrailingRoute {
   /** One candle for one trailing stop; true when the journal changed. */
   private async advance(start: TrailingStopRecord, candle: Candle): Promise<boolean> {
     let record = start;
-    if (record.phase !== 'resting') {
+    const interrupted = record.phase !== 'resting';
+    if (interrupted) {
       record = await this.finish(record);
       if (record.phase !== 'resting') return true;
     }
@@ -178,9 +181,9 @@ export class TrailingStops implements TrailingRoute {
     // Only an untouched resting stop moves: a triggered or partly executed one is working the exit.
     const movable = order !== undefined && order.status === 'open' && new Decimal(order.filledAmount).isZero();
     if (decision.move === undefined || !movable) {
-      if (decision.best.equals(record.best)) return false;
+      if (decision.best.equals(record.best)) return interrupted;
       await this.save({ ...record, best: decision.best.toString(), updatedAtMs: this.d.clock.nowMs() });
-      return false;
+      return interrupted;
     }
     const n = record.leg.leg + 1;
     const next: TrailingLegPlacement = {

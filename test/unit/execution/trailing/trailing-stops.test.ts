@@ -102,11 +102,14 @@ test('recovery after a crash between the journaled move and the new leg: the old
   await s.store.put({ ...record, phase: 'moving', next: { leg: 1, clientOrderId: legClientOrderId(record, 1), candleTime: 120, trigger: '930', price: '930' } });
   const restarted = s.make();
   await restarted.recover();
+  expect(s.calls).toHaveLength(1); // nothing before the first candle (the risk checks need its price)
+  expect(await restarted.onCandle('BTC_USDT', '1m', candle(180, '1000', '990'))).toBe(true);
   expect(s.calls.slice(1)).toEqual(['cancel leg-x', 'submit leg-x#t1 930 0.5']);
   expect(restarted.list()[0]).toMatchObject({ phase: 'resting', leg: { leg: 1 } });
   // Recovering again submits nothing more (the journal has the leg resting).
   const again = s.make();
   await again.recover();
+  await again.onCandle('BTC_USDT', '1m', candle(240, '1000', '990'));
   expect(s.calls).toHaveLength(3);
 });
 
