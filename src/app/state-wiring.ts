@@ -26,6 +26,9 @@ import { RedisOrderStore, type RedisOrderStoreOptions } from '../store/order-sto
 import type { DeploymentLog, DeploymentLogLimits } from '../store/deployment-log-port';
 import { RedisDeploymentLog } from '../store/deployment-log';
 import { InMemoryDeploymentLog } from '../store/memory/in-memory-deployment-log';
+import type { TrailingStore } from '../store/trailing-store-port';
+import { RedisTrailingStore } from '../store/trailing-store';
+import { InMemoryTrailingStore } from '../store/memory/in-memory-trailing-store';
 import { RedisNonceSource } from '../exchange/nonce/redis-nonce-source';
 
 export interface OpenedState {
@@ -128,6 +131,8 @@ export interface StateAdapters {
   readonly deployment: DeploymentLog;
   /** The guardrails' peaks, losses and stops in force. */
   readonly guards: GuardStateStore;
+  /** The trailing stops' journal (legs and moves; docs/trailing-stops.md). */
+  readonly trailing: TrailingStore;
 }
 
 /** Limits scaled by `exchange.limitUtilisation` for the in-process bucket (the Redis one has its own margin). */
@@ -152,6 +157,7 @@ export function redisAdapters(
     tradingState: new RedisTradingStateStore(redis, keys),
     deployment: new RedisDeploymentLog(redis, keys, recordLimits),
     guards: new RedisGuardStateStore(redis, keys),
+    trailing: new RedisTrailingStore(redis, keys),
   };
 }
 
@@ -168,5 +174,6 @@ export function memoryAdapters(keys: StoreKeys, clock: Clock, limitUtilisation: 
     tradingState: new InMemoryTradingStateStore(),
     deployment: new InMemoryDeploymentLog(recordLimits),
     guards: new InMemoryGuardStateStore(),
+    trailing: new InMemoryTrailingStore(),
   };
 }

@@ -5,6 +5,7 @@ import type { MarketName } from '../domain/market';
 import { DeploymentRecorder } from '../drift/deployment-recorder';
 import { settleBeforeCandle, type AccountStreamView } from '../execution/kernel/candle-settlement';
 import { executorSink } from '../execution/orders/intent-sink';
+import { trailBeforeStrategies } from '../execution/kernel/trailing-step';
 import type { JobDefinition } from '../jobs/scheduler';
 import { componentLogger, type Logger } from '../log/logger';
 import { initStrategySeries, recordCandleClose, type Metrics } from '../metrics/registry';
@@ -83,6 +84,7 @@ export async function startStrategyRuntime(
       stream: streams.account,
     }), componentLogger(log, 'strategy-versions')),
     afterSettle: (c) => markGuards(trading, c, strategies.map((s) => s.name), m),
+    trail: trailBeforeStrategies(trading.trailing, book, feedback, async () => { await Promise.all([balances.poll(), trading.collateral.poll()]); }),
     streamTriggers: (mk, iv) => streams.marketTriggers(mk, iv),
     warmupFor: (market, interval) => Math.max(1, ...strategies.filter((s) => s.interval === interval && s.markets.includes(market)).map((s) => s.warmup)),
     hooks: {

@@ -24,6 +24,8 @@ import type { Venue } from './exchange-wiring';
 import { requireListedMarkets } from './market-check';
 import { startAccountStream, usesAccountStream, type AccountStream } from './stream-wiring';
 import { TradingStateControl } from '../trading-state/trading-state-control';
+import type { TrailingStops } from '../execution/trailing/trailing-stops';
+import { testKillBeforeLeg, trailingObserver } from './trailing-wiring';
 
 /** The trading core: risk in front of the executor, the journal view, balances and the trading state. */
 export interface Trading {
@@ -48,6 +50,8 @@ export interface Trading {
   readonly events: ExecutionEvents;
   /** Drawdown stops, cooldowns and budgets (risk.guardrails); undefined when none are configured. */
   readonly guards: Guardrails | undefined;
+  /** Trailing stops: moved by the candle flow's step, recovered by openTrading. */
+  readonly trailing: TrailingStops;
 }
 
 /**
@@ -100,6 +104,7 @@ export async function wireTrading(
       m.openOrders.reset();
       for (const x of counts) m.openOrders.set({ strategy: x.strategy, market: x.market }, x.count);
     },
+    trailing: { store: state.trailing, onEvent: trailingObserver(m, execLog), beforeLegSubmit: testKillBeforeLeg(process.env['TRADEBOT_TEST_TRAILING_KILL_BEFORE_LEG']) },
   });
   const { portfolio, riskEngine, book, feedback } = core;
   guards = core.guards;
@@ -118,7 +123,7 @@ export async function wireTrading(
   // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events, guards };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events, guards, trailing: core.trailing };
 }
 
 /**
@@ -170,6 +175,11 @@ export async function openTrading(ctx: DaemonContext, venue: Venue, strategies: 
     accountStream = stream;
   }
   await exec.settler.settlePending({ resendWithinMs: 60_000, resend: (r) => exec.executor.resendPending(r).catch((err: unknown) => execLog.warn({ err, clientOrderId: r.clientOrderId }, 'pending order not resent')) });
+  // Trailing stops read back; a move a crash interrupted is finished on its market's first settled candle.
+  await trading.trailing.recover();
+  const recovered = trading.trailing.list();
+  if (recovered.length > 0) log.info({ trailingStops: recovered.map((r) => ({ id: r.id, leg: r.leg.clientOrderId, phase: r.phase })) }, 'trailing stops recovered');
+  await book.refresh();
   return accountStream;
 }
 

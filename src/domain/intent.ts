@@ -45,4 +45,29 @@ export interface CancelIntent {
   readonly clientOrderId: string;
 }
 
-export type Intent = StopLimitIntent | OcoIntent | CancelIntent;
+/**
+ * A stop-limit that follows the price: its trigger sits `trail` away from the best price seen since
+ * placement (the highest for a sell, which protects a long; the lowest for a buy, which protects a
+ * short), starting from the close of the candle it was placed on. On each closed candle of the
+ * strategy's interval the kernel moves it (cancel, then a new stop-limit: one logical order with
+ * numbered legs, never two resting at once) when the trigger can move by at least `step`. The same
+ * code moves it in backtests, paper and live (execution/trailing/, docs/trailing-stops.md).
+ */
+export interface TrailingStopIntent {
+  readonly kind: 'trailing_stop';
+  readonly market: MarketName;
+  /** sell: protects a long (the trigger rises with the price); buy: protects a short (it falls with it). */
+  readonly side: OrderSide;
+  readonly amount: Decimal;
+  /** Distance of the trigger from the best price seen since placement, in the money currency. */
+  readonly trail: Decimal;
+  /** The stop moves only when its trigger can move by at least this much (fewer cancel-and-replace round trips). */
+  readonly step: Decimal;
+  /** The limit price lies this far beyond the trigger (below it for a sell, above it for a buy); 0 = at the trigger. */
+  readonly limitOffset: Decimal;
+  /** Default 'exit': a trailing stop protects a position. */
+  readonly purpose?: 'entry' | 'exit';
+  readonly tag?: string;
+}
+
+export type Intent = StopLimitIntent | OcoIntent | CancelIntent | TrailingStopIntent;

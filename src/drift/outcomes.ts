@@ -83,11 +83,12 @@ export function replayOutcomes(orders: readonly OrderLogEntry[], fills: readonly
   }
   const out: IntentOutcome[] = [];
   for (const o of orders) {
+    // A trailing stop's legs are stop-limits, one entry each with its own id (as in the journal).
     if (o.outcome !== 'placed' || o.clientOrderId === undefined || o.kind === 'cancel') continue;
     const intentId = intentIdOf(o.clientOrderId);
     const own = fillsById.get(intentId) ?? [];
     out.push({
-      intentId, strategy: o.strategy, market: o.market, candleTime: o.candleTime, kind: o.kind, side: o.side!, amount: o.amount!, price: o.price!,
+      intentId, strategy: o.strategy, market: o.market, candleTime: o.candleTime, kind: o.kind === 'trailing_stop' ? 'stop_limit' : o.kind, side: o.side!, amount: o.amount!, price: o.price!,
       filledAmount: own.reduce((s, f) => s.plus(f.amount), ZERO),
       filledMoney: own.reduce((s, f) => s.plus(f.amount.times(f.price)), ZERO),
       fee: own.reduce((s, f) => s.plus(f.fee), ZERO),

@@ -115,6 +115,9 @@ export const METRIC_DEFS = {
   notificationsRetried: counter('tradebot_notifications_retried_total', 'Notification attempts retried after a 5xx, a 429, a network error or a timeout, by channel and event type.', ['channel', 'type']),
   notificationsDropped: counter('tradebot_notifications_dropped_total', 'Notifications not sent: queue full (oldest dropped), over the rate limit (told as one "N more suppressed" message) or still queued at shutdown.', ['channel', 'type', 'reason']),
   notificationsDeduplicated: counter('tradebot_notifications_deduplicated_total', 'Notifications skipped because another replica (or this one) already claimed the event for the channel in Redis.', ['channel', 'type']),
+  // Trailing stops (src/execution/trailing/, docs/trailing-stops.md): one block, kept apart.
+  trailingMoves: counter('tradebot_risk_trailing_moves_total', 'Trailing-stop legs moved (the resting stop cancelled and replaced one step closer to the price), by strategy and market.', ['strategy', 'market']),
+  trailingEnded: counter('tradebot_risk_trailing_ended_total', 'Trailing stops that ended, by strategy, market and why (filled, cancelled, denied, rejected, other).', ['strategy', 'market', 'reason']),
   buildInfo: gauge('tradebot_build_info', 'Always 1; labels carry the version and Node.js version.', ['version', 'node_version']),
 } as const;
 
@@ -285,6 +288,8 @@ export const ALERT_DECISIONS: Readonly<Record<MetricKey, readonly string[] | { r
   reconciliationUpdates: ['TradebotOwnOrdersAdopted'],
   reconciliationLastRun: ['TradebotReconciliationStale'],
   leaseOwned: ['TradebotLeaseUnowned', 'TradebotLeaseSplit'],
+  trailingMoves: { none: 'a trailing stop doing its job; dashboard only' },
+  trailingEnded: { none: 'each end is logged with its reason; a denied move shows as reason="denied" on the dashboard' },
   redisUp: ['TradebotRedisDown'],
   redisFailovers: { none: 'a failover that completes is Redis doing its job; the outage itself alerts through TradebotRedisDown' },
   redisWithoutPrimary: { none: 'TradebotRedisDown fires while it lasts; the histogram measures the drill (docs/redis.md)' },

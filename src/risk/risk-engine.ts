@@ -55,6 +55,8 @@ export class RiskEngine {
 
   check(intent: Intent, ctx: RiskContext): RiskDecision {
     if (intent.kind === 'cancel') return ALLOWED;
+    // Never reaches here: a trailing stop is checked as the stop-limit legs it places (execution/trailing/).
+    if (intent.kind === 'trailing_stop') throw new TypeError('a trailing stop is checked as the stop-limits it places, never whole');
     const byState = this.checkTradingState(intent);
     if (!byState.allowed) return byState;
     const exit = isExit(intent);

@@ -206,6 +206,16 @@ export class StoreKeys {
     return this.key('notify-sent', `${encodeId('channel', channel)}|${encodeId('event id', id)}`);
   }
 
+  /** STRING (JSON): one logical trailing stop (its legs, best price and move phase; store/trailing-store-port.ts). */
+  trailingStop(id: string): string {
+    return this.key('trailing', checkId('trailing stop id', id));
+  }
+
+  /** SET: ids of the trailing stops not yet ended (what a restart recovers). */
+  activeTrailingStops(): string {
+    return this.key('trailing-active', 'set');
+  }
+
   /** Unambiguous field/id for a (strategy, market) pair: both parts URI-encoded, joined by '|'. */
   static scopeId(strategy: string, market: string): string {
     return `${encodeId('strategy', strategy)}|${encodeId('market', market)}`;

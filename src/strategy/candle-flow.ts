@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock';
 import { candleCloseTime, lastClosedCandleOpenTime } from '../market-data/candle-clock';
-import type { Interval } from '../domain/candle';
+import type { Candle, Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
 import type { ExchangeClient } from '../exchange/exchange-client';
@@ -43,6 +43,11 @@ export interface CandleFlowOptions {
   readonly beforeStrategies?: ((market: MarketName) => Promise<void>) | undefined;
   /** Runs once the candle is settled, before the strategies get it (the kernel's marks: the guardrails). */
   readonly afterSettle?: ((c: StepCandle) => void) | undefined;
+  /**
+   * After that settlement, before the strategies: the kernel's trailing stops take the candle (THE
+   * candle step's `trail`, as in a backtest). A failure is logged and the candle still goes.
+   */
+  readonly trail?: ((market: MarketName, interval: Interval, candle: Candle) => Promise<void> | undefined) | undefined;
   readonly hooks?: CandleFlowHooks;
   /**
    * True while a healthy market stream triggers the kline fetch of (market, interval) at each close
@@ -153,6 +158,7 @@ export class CandleFlow {
   private readonly step: CandleStepParts<ClosedCandle & StepCandle> = {
     settle: (c) => this.o.beforeStrategies?.(c.market).catch((err: unknown) => this.log.warn({ err, market: c.market, interval: c.interval }, 'orders not settled before the candle')),
     settled: (c) => this.o.afterSettle?.(c),
+    trail: (c) => this.o.trail?.(c.market, c.interval, c.candle)?.catch((err: unknown) => this.log.warn({ err, market: c.market, interval: c.interval }, 'trailing stops not moved on the candle')),
     decide: (c) => {
       this.o.hooks?.onDelivered?.(c);
       return this.o.host.handleCandle(c.market, c.interval, c.candle, { warm: c.warm });

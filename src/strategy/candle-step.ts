@@ -17,6 +17,8 @@ export interface CandleStepParts<C extends StepCandle> {
   settle(c: C): Promise<void> | undefined;
   /** The candle is settled (not for warm-up candles): the kernel's per-candle marks (the guardrails' equity and time). */
   settled?(c: C): void;
+  /** Moves the trailing stops of the candle's market on the settled view (execution/trailing/); undefined when none moved. */
+  trail?(c: C): Promise<void> | undefined;
   /** The strategies' intents on the candle. */
   decide(c: C): readonly StampedIntent[] | Promise<readonly StampedIntent[]>;
   /** True when the intents may not trade after all (a stale candle): the part has dropped them. */
@@ -26,20 +28,19 @@ export interface CandleStepParts<C extends StepCandle> {
 
 /**
  * THE per-candle step of every run (live, paper, backtest): settle what the exchange did since the last
- * candle, let the strategies decide on the settled view, submit what they may trade. Synchronous where
- * nothing waits (undefined), so a backtest pays no trip through the microtask queue per candle.
+ * candle, move the trailing stops on that settled view, let the strategies decide on it, submit what
+ * they may trade. Synchronous where nothing waits (undefined), so a backtest pays no trip through the
+ * microtask queue per candle.
  */
 export function candleStep<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
-  if (c.warm) return decideAndSubmit(parts, c);
-  const settling = parts.settle(c);
-  if (settling === undefined) {
-    parts.settled?.(c);
-    return decideAndSubmit(parts, c);
-  }
-  return settling.then(() => {
-    parts.settled?.(c);
-    return decideAndSubmit(parts, c);
-  });
+  const settling = c.warm ? undefined : parts.settle(c);
+  return settling === undefined ? trailAndDecide(parts, c) : settling.then(() => trailAndDecide(parts, c));
+}
+
+function trailAndDecide<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
+  if (!c.warm) parts.settled?.(c);
+  const trailing = c.warm ? undefined : parts.trail?.(c);
+  return trailing === undefined ? decideAndSubmit(parts, c) : trailing.then(() => decideAndSubmit(parts, c));
 }
 
 function decideAndSubmit<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {

@@ -30,6 +30,10 @@ const positiveDecimal = z.custom<Decimal>((v) => Decimal.isDecimal(v), { message
   .transform((v) => (v instanceof Decimal ? v : new Decimal(v as Decimal)))
   .refine((v) => v.isFinite() && v.greaterThan(0), { message: 'must be a finite Decimal > 0' });
 
+const nonNegativeDecimal = z.custom<Decimal>((v) => Decimal.isDecimal(v), { message: 'expected a Decimal (not a number or string)' })
+  .transform((v) => (v instanceof Decimal ? v : new Decimal(v as Decimal)))
+  .refine((v) => v.isFinite() && !v.isNegative(), { message: 'must be a finite Decimal >= 0' });
+
 const tag = z.string().regex(/^[A-Za-z0-9_-]{1,16}$/, 'tag: 1-16 of letters, digits, - _').optional();
 const purpose = z.enum(['entry', 'exit']).optional();
 const market = z.string().regex(MARKET_NAME, 'market must look like BTC_USDT');
@@ -53,7 +57,13 @@ const cancel = z.strictObject({
   clientOrderId: z.string().regex(CLIENT_ORDER_ID_PATTERN, 'clientOrderId: 1-64 of letters, digits, - . _'),
 });
 
-const intentSchema = z.discriminatedUnion('kind', [stopLimit, oco, cancel]);
+// A trailing stop (docs/trailing-stops.md): distances in the money currency, all Decimals.
+const trailingStop = z.strictObject({
+  kind: z.literal('trailing_stop'), market, side, amount: positiveDecimal, trail: positiveDecimal, step: positiveDecimal,
+  limitOffset: nonNegativeDecimal, purpose, tag,
+});
+
+const intentSchema = z.discriminatedUnion('kind', [stopLimit, oco, cancel, trailingStop]);
 const batchSchema = z.array(intentSchema);
 
 export type IntentCheck = { ok: true; intents: Intent[] } | { ok: false; reason: string };
@@ -96,7 +106,8 @@ export function validateIntents(value: unknown, markets: ReadonlySet<string>): I
  * hand-written for the shapes strategies return, because zod cost ~20 µs per intent batch in a
  * backtest. It only ever ACCEPTS: it returns copies of the intents (as zod would) when every one
  * is valid and plain (project Decimals, plain objects), and undefined otherwise, leaving the
- * decision and the error message to zod. So it can never accept what zod refuses.
+ * decision and the error message to zod. So it can never accept what zod refuses. Trailing stops
+ * (rare: one per position) always take zod's path.
  */
 const TAG = /^[A-Za-z0-9_-]{1,16}$/;
 const STOP_LIMIT_KEYS: ReadonlySet<string> = new Set(['kind', 'market', 'side', 'amount', 'price', 'activationPrice', 'purpose', 'tag']);

@@ -26,7 +26,7 @@ import type { OrderEvent, PositionView } from './order-feedback';
 // instances the host validates; the intents' Decimal fields are normalised to it anyway).
 export { Decimal } from '../domain/decimal';
 export { z } from 'zod';
-export type { Intent, StopLimitIntent, OcoIntent, CancelIntent } from '../domain/intent';
+export type { Intent, StopLimitIntent, OcoIntent, CancelIntent, TrailingStopIntent } from '../domain/intent';
 export type { Candle, Interval } from '../domain/candle';
 export type { OrderSide } from '../domain/order';
 export type { MarketInfo, Balance, Balances, MarketName } from '../domain/market';

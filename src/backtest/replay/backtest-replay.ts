@@ -16,7 +16,7 @@ import { riskSection } from '../../config/schema';
 import { HealthRecorder, type StrategyHealth } from './strategy-health';
 import type { BacktestFill } from './backtest-fill';
 import { CandleAggregator } from './candle-aggregator';
-import { orderLogEntry, type OrderLogEntry } from './order-log';
+import { orderLogEntry, trailingLegEntry, type OrderLogEntry } from './order-log';
 import { TradingKernel } from '../../execution/kernel/trading-kernel';
 import { InProcessExchange } from '../../simulator/in-process-exchange';
 import type { EngineEvent } from '../../simulator/engine/types';
@@ -167,6 +167,8 @@ export class BacktestReplay {
       lastPrice: (m) => this.engine.lastPrice(m), collateral,
       onFeedbackError: (err) => { throw err; },
       guardrails: input.guardrails === undefined ? undefined : { settings: input.guardrails, observer: guardEventLog(this.guardEvents) },
+      // Each leg a move placed is an order of the run, in the order log as the journal has it.
+      onTrailing: (e) => { if (e.type === 'moved') this.log.push(trailingLegEntry(e, e.atMs / 1000)); },
     });
     this.engine.onEvent((e) => this.onEngineEvent(e));
     const feedback = this.kernel.feedback.feedback;
@@ -327,6 +329,7 @@ export class BacktestReplay {
       return settling === undefined ? this.kernel.freshBalances() : settling.then(() => this.kernel.freshBalances());
     },
     settled: (c) => markSettledCandle(this.kernel.guards, c),
+    trail: ({ market, interval, candle }) => this.kernel.trail(market, interval, candle),
     decide: ({ market, interval, candle }) => this.host.handleCandle(market, interval, candle),
     submit: async (intents) => {
       for (const stamped of intents) {

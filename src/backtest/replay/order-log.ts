@@ -6,6 +6,8 @@ import type { SubmitResult } from '../../execution/orders/executor';
 import { exchangeClientOrderId } from '../../execution/journal/oco-ids';
 import type { OrderRecord } from '../../store/order-store-port';
 import type { StampedIntent } from '../../strategy/intent-validation';
+import type { StopLimitIntent } from '../../domain/intent';
+import type { TrailingLegPlacement, TrailingStopRecord } from '../../store/trailing-store-port';
 
 /** What happened to one intent (the order log of the run; the parity test compares it with paper mode). */
 export interface OrderLogEntry {
@@ -14,7 +16,8 @@ export interface OrderLogEntry {
   readonly candleTime: number;
   readonly strategy: string;
   readonly market: MarketName;
-  readonly kind: 'stop_limit' | 'oco' | 'cancel';
+  /** The intent's kind; each leg a trailing stop places is an entry of kind `trailing_stop` (leg 0 is the intent's). */
+  readonly kind: 'stop_limit' | 'oco' | 'cancel' | 'trailing_stop';
   readonly clientOrderId: string | undefined;
   readonly side?: OrderSide | undefined;
   /** Rounded values, as sent. */
@@ -62,7 +65,8 @@ export function orderLogEntry(stamped: StampedIntent, result: SubmitResult, time
   }
   const side = intent.side;
   if (result.outcome === 'denied') {
-    return entry({ clientOrderId: undefined, side, amount: intent.amount, price: intent.price, outcome: 'denied', rule: result.rule, reason: result.reason });
+    const price = intent.kind === 'trailing_stop' ? undefined : intent.price;
+    return entry({ clientOrderId: undefined, side, amount: intent.amount, price, outcome: 'denied', rule: result.rule, reason: result.reason });
   }
   // The journal holds what was sent (rounded); an OCO's stop-loss leg carries the exchange's id.
   const sent = result.records.find((r) => r.kind !== 'oco_tp') as OrderRecord;
@@ -80,4 +84,16 @@ export function orderLogEntry(stamped: StampedIntent, result: SubmitResult, time
 
 function dec(value: string | undefined): Decimal | undefined {
   return value === undefined ? undefined : new Decimal(value);
+}
+
+/**
+ * The log entry of a trailing stop's leg placed by a move (leg 0 is the intent's own entry): one entry
+ * per leg, under its own client order id, as the order journal has them (the drift check compares by id).
+ */
+export function trailingLegEntry(e: { readonly record: TrailingStopRecord; readonly leg: TrailingLegPlacement; readonly result: SubmitResult }, time: number): OrderLogEntry {
+  const r = e.record;
+  const intent: StopLimitIntent = {
+    kind: 'stop_limit', market: r.market, side: r.side, amount: new Decimal(r.remaining), price: new Decimal(e.leg.price), activationPrice: new Decimal(e.leg.trigger),
+  };
+  return { ...orderLogEntry({ strategy: r.strategy, interval: r.interval, candleTime: r.candleTime, intent }, e.result, time), kind: 'trailing_stop' };
 }

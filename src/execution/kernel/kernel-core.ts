@@ -12,6 +12,9 @@ import type { ExecutionEvents } from '../journal/events';
 import { OpenOrderBook } from './open-order-book';
 import { OrderFeedbackRecorder } from './order-feedback-recorder';
 import { RiskGate } from '../orders/risk-gate';
+import type { TrailingStore } from '../../store/trailing-store-port';
+import { InMemoryTrailingStore } from '../../store/memory/in-memory-trailing-store';
+import { TrailingStops, type TrailingEvent, type TrailingStopsDeps } from '../trailing/trailing-stops';
 
 /** What differs between the daemon and a backtest: the adapters, the clocks, the balance sources and the observers. */
 export interface KernelCoreOptions {
@@ -40,6 +43,12 @@ export interface KernelCoreOptions {
   readonly onFeedbackError?: ((err: unknown) => void) | undefined;
   /** Open orders per (strategy, market) after each refresh of the view (metrics). */
   readonly onOpenCounts?: ((counts: readonly { strategy: string; market: MarketName; count: number }[]) => void) | undefined;
+  /** Trailing stops: their journal (default in memory), observers, and the test-only crash point (TrailingStopsDeps). */
+  readonly trailing?: {
+    readonly store?: TrailingStore | undefined;
+    readonly onEvent?: ((e: TrailingEvent) => void) | undefined;
+    readonly beforeLegSubmit?: TrailingStopsDeps['beforeLegSubmit'];
+  } | undefined;
   /** The order pipeline's own settings (exchange, leases, timeouts, policies). */
   readonly execution: Omit<ExecutionSettings, 'store' | 'risk' | 'events' | 'balances'>;
 }
@@ -53,6 +62,8 @@ export interface KernelCore {
   readonly book: OpenOrderBook;
   readonly feedback: OrderFeedbackRecorder;
   readonly exec: Execution;
+  /** Trailing stops, moved by THE candle step (trailBeforeStrategies). */
+  readonly trailing: TrailingStops;
 }
 
 /**
@@ -76,5 +87,12 @@ export function buildKernelCore(o: KernelCoreOptions): KernelCore {
     risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), openOfStrategy: (st) => book.ofStrategy(st), ocoWallet: wallet }),
     balances: { available: (cur, w) => (w === 'trading' ? o.tradingBalances()[cur]?.available : o.collateralFree(cur)), ocoWallet: wallet },
   });
-  return { portfolio, riskEngine, guards, book, feedback, exec };
+  const executor = exec.executor;
+  const trailing = new TrailingStops({
+    store: o.trailing?.store ?? new InMemoryTrailingStore(), orders: o.store, markets: exec.catalog,
+    clock: o.execution.clock, marketClock: o.marketClock, onEvent: o.trailing?.onEvent, beforeLegSubmit: o.trailing?.beforeLegSubmit,
+    legs: { submitLeg: (stamped) => executor.submit(stamped), cancelLeg: (strategy, intent) => executor.cancelOrder(strategy, intent) },
+  });
+  executor.routeTrailing(trailing);
+  return { portfolio, riskEngine, guards, book, feedback, exec, trailing };
 }

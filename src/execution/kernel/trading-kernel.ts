@@ -16,6 +16,9 @@ import type { Guardrails } from '../../risk/guardrails/guardrails';
 import { LeaseKeeper } from '../guards/lease-keeper';
 import type { OpenOrderBook } from './open-order-book';
 import type { OrderFeedbackRecorder } from './order-feedback-recorder';
+import type { Candle, Interval } from '../../domain/candle';
+import type { TrailingEvent, TrailingStops } from '../trailing/trailing-stops';
+import { trailBeforeStrategies } from './trailing-step';
 
 /** What the kernel asks the exchange: the executor's calls and the two balance reads of the daemon's pollers. */
 export type KernelExchange = ExecutionExchange & Pick<ExchangeClient, 'fetchTradingBalances' | 'fetchCollateralBalanceSummary'>;
@@ -33,6 +36,8 @@ export interface TradingKernelOptions {
   readonly lastPrice: (market: MarketName) => Decimal | undefined;
   /** Errors of the order feedback (a journal read that failed); default ignored. */
   readonly onFeedbackError?: (err: unknown) => void;
+  /** What the trailing stops did (the backtest's order log of their legs). */
+  readonly onTrailing?: ((e: TrailingEvent) => void) | undefined;
   /** Which balance OCOs trade, as the exchange's engine (KernelCoreOptions.collateral); default 'separate'. */
   readonly collateral?: CollateralMode | undefined;
   /** Drawdown stops, cooldowns and budgets, as the daemon's config gives them (KernelCoreOptions.guardrails). */
@@ -65,8 +70,10 @@ export class TradingKernel {
   readonly portfolio: Portfolio;
   readonly guards: Guardrails | undefined;
   readonly journal: InMemoryOrderStore;
+  readonly trailing: TrailingStops;
   private readonly leases: LeaseKeeper;
   private readonly settleMarket: (market: MarketName) => Promise<void>;
+  private readonly trailStep: ReturnType<typeof trailBeforeStrategies>;
   private trading: Balances = {};
   private tradingStale = true;
   private collateral: Readonly<Record<string, CollateralAssetBalance>> = {};
@@ -83,7 +90,7 @@ export class TradingKernel {
       tradingBalances: () => this.trading,
       // As the daemon's collateral poller: an asset the answer does not list holds nothing.
       collateralFree: (cur) => this.collateral[cur]?.availableWithoutBorrow ?? NOTHING,
-      onFeedbackError: o.onFeedbackError, collateral: o.collateral, guardrails: o.guardrails,
+      onFeedbackError: o.onFeedbackError, collateral: o.collateral, guardrails: o.guardrails, trailing: { onEvent: o.onTrailing },
       execution: {
         exchange: o.exchange, leases: this.leases, leaseStore, owner: OWNER, clock: o.wallClock,
         markets: [...new Set(o.strategies.flatMap((s) => s.markets))], requestTimeoutMs: 5000,
@@ -94,6 +101,11 @@ export class TradingKernel {
     this.guards = core.guards;
     this.feedback = core.feedback;
     this.exec = core.exec;
+    this.trailing = core.trailing;
+    this.trailStep = trailBeforeStrategies(core.trailing, this.book, this.feedback, async () => {
+      this.invalidateBalances();
+      await this.freshBalances();
+    });
     this.settleMarket = settleBeforeCandle({
       reconciler: this.exec.reconciler, book: this.book, feedback: this.feedback, pollBalances: async () => this.invalidateBalances(),
     });
@@ -113,6 +125,11 @@ export class TradingKernel {
   settle(market: MarketName): Promise<void> {
     this.viewsStale = false;
     return this.settleMarket(market);
+  }
+
+  /** The trailing stops of `market` on the settled candle (THE candle step's `trail`); undefined when none rests there. */
+  trail(market: MarketName, interval: Interval, candle: Candle): Promise<void> | undefined {
+    return this.trailStep(market, interval, candle);
   }
 
   /**

@@ -44,6 +44,15 @@ export interface ExecutorDeps {
 }
 
 /**
+ * Where the executor hands trailing stops (execution/trailing/): a trailing_stop intent, and a cancel
+ * that names one (undefined: not a trailing stop's id, cancelled here as any order).
+ */
+export interface TrailingRoute {
+  place(stamped: StampedIntent): Promise<SubmitResult>;
+  cancel(strategy: string, intent: CancelIntent): Promise<SubmitResult | undefined>;
+}
+
+/**
  * What `submit` did. `denied`: a pre-trade rule refused it, nothing journaled or sent. `existing`:
  * the journal already had this intent (a replay): nothing sent, the existing order settled if needed.
  * `unknown`: sent, no definite answer; the settler resolves it by asking the exchange.
@@ -64,6 +73,7 @@ export type SubmitResult =
 export class Executor {
   private readonly sender: OrderSender;
   private readonly canceler: OrderCanceler;
+  private trailing: TrailingRoute | undefined;
 
   constructor(private readonly deps: ExecutorDeps) {
     this.sender = new OrderSender(deps.exchange, deps.store, deps.settler, deps.events);
@@ -77,9 +87,25 @@ export class Executor {
     return this.deps.inFlight.track([], () => this.submitChecked(stamped));
   }
 
+  /** The kernel's trailing-stop manager (buildKernelCore); without one, trailing_stop intents are denied. */
+  routeTrailing(route: TrailingRoute): void {
+    this.trailing = route;
+  }
+
+  /** Cancels one of the strategy's orders by its client order id, never routed to the trailing stops (their own legs). */
+  async cancelOrder(strategy: string, intent: CancelIntent): Promise<SubmitResult> {
+    this.assertReady();
+    return this.deps.inFlight.track([], () => this.cancel(strategy, intent));
+  }
+
   private async submitChecked(stamped: StampedIntent): Promise<SubmitResult> {
     const intent = stamped.intent;
-    if (intent.kind === 'cancel') return this.cancel(stamped.strategy, intent);
+    if (intent.kind === 'cancel') return (await this.trailing?.cancel(stamped.strategy, intent)) ?? this.cancel(stamped.strategy, intent);
+    if (intent.kind === 'trailing_stop') {
+      if (this.trailing !== undefined) return this.trailing.place(stamped);
+      safeEmit(this.deps.events, { type: 'OrderDenied', strategy: stamped.strategy, market: intent.market, rule: 'kind', reason: 'trailing stops are not available here' });
+      return { outcome: 'denied', rule: 'kind', reason: 'trailing stops are not available here' };
+    }
     const deny = (rule: string, reason: string): SubmitResult => {
       safeEmit(this.deps.events, { type: 'OrderDenied', strategy: stamped.strategy, market: intent.market, rule, reason });
       return { outcome: 'denied', rule, reason };

@@ -43,6 +43,8 @@ export type Preparation = { readonly ok: true; readonly order: PreparedOrder } |
 export function prepareOrder(stamped: StampedIntent, market: MarketInfo, balances: BalanceView | undefined): Preparation {
   const intent = stamped.intent;
   if (intent.kind === 'cancel') return { ok: false, rule: 'kind', reason: 'cancel intents are not orders' };
+  // Its legs come here as stop-limits (execution/trailing/).
+  if (intent.kind === 'trailing_stop') return { ok: false, rule: 'kind', reason: 'a trailing stop is placed as stop-limit legs' };
   const side = intent.side;
   const amount = roundAmount(intent.amount, market);
   const price = roundLimitPrice(intent.price, side, market);

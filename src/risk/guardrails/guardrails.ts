@@ -97,7 +97,8 @@ export class Guardrails {
     // A halt first: it says the most (every order stops), whatever tripped before it.
     const latch = this.firstLatch(ctx.strategy, intent.market, 'halt') ?? (exit ? undefined : this.firstLatch(ctx.strategy, intent.market, 'reduce'));
     if (latch !== undefined) return { rule: latch.guard, message: `${latch.reason}: ${latch.action === 'halt' ? 'only cancels are allowed' : 'no new entries'} ${liftText(latch)}` };
-    if (exit) return undefined;
+    // A trailing stop reaches the risk engine leg by leg, as the stop-limits it places.
+    if (exit || intent.kind === 'trailing_stop') return undefined;
     const budget = this.guards(ctx.strategy).budget;
     if (budget === undefined) return undefined;
     const view = this.budget(ctx.strategy, ctx.money, ctx.balances, ctx.strategyOpenOrders());

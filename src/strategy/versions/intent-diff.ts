@@ -40,6 +40,7 @@ function identity(i: Intent): string {
 /** Prices and amount as exact decimal strings (never floats). */
 export function describeIntent(i: Intent): string {
   if (i.kind === 'cancel') return `cancel ${i.clientOrderId}`;
+  if (i.kind === 'trailing_stop') return `${i.kind} ${i.side} amount=${i.amount.toString()} trail=${i.trail.toString()} step=${i.step.toString()} limitOffset=${i.limitOffset.toString()}`;
   const stop = i.kind === 'oco' ? ` stopLimit=${i.stopLimitPrice.toString()}` : '';
   return `${i.kind} ${i.side} amount=${i.amount.toString()} price=${i.price.toString()} activation=${i.activationPrice.toString()}${stop}`;
 }

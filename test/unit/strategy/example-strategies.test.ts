@@ -43,6 +43,7 @@ describe.each(['sma-cross', 'rsi-reversion', 'donchian-breakout'])('%s on real B
 
   test('entries are buy stops above their trigger, exits are sells below (or OCO around) the entry', () => {
     for (const i of r.orders) {
+      if (i.kind === 'trailing_stop') throw new Error('the examples place no trailing stops');
       if (i.side === 'buy') {
         expect(i.purpose).toBe('entry');
         expect(i.price.greaterThanOrEqualTo(i.activationPrice)).toBe(true);

@@ -27,6 +27,7 @@ export class PaperBook {
         this.orders = this.orders.filter((o) => o.clientOrderId !== i.clientOrderId);
         continue;
       }
+      if (i.kind === 'trailing_stop') throw new Error('this paper book does not model trailing stops');
       const clientOrderId = deriveClientOrderId({ strategy: s.strategy, market: i.market, candleTime: s.candleTime, leg: i.kind === 'oco' ? 'tp' : 'o', tag: i.tag });
       this.orders.push({
         clientOrderId, strategy: s.strategy, market: i.market, side: i.side, kind: i.kind, amount: i.amount, price: i.price,
