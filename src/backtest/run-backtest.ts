@@ -4,6 +4,8 @@ import type { Interval } from '../domain/candle';
 import type { Decimal } from '../domain/decimal';
 import { BacktestInputError } from '../domain/errors';
 import { guardrailsFromConfig, riskLimitsFromConfig, type RiskSection } from '../config/risk-limits';
+import { guardrailsOff } from '../risk/guardrails/guard-rules';
+import { summariseGuards } from './replay/guard-summary';
 import { STRATEGY_DEFAULTS } from '../config/defaults';
 import type { StrategyLogger } from '../strategy/strategy';
 import { simMarketInfo } from '../simulator/sim-markets';
@@ -132,13 +134,14 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
   const risk = spec.risk ?? parseRiskOption(undefined);
   const strategyRules = { timeBudgetMs: STRATEGY_DEFAULTS.timeBudgetMs, maxConsecutiveFailures: STRATEGY_DEFAULTS.maxConsecutiveFailures };
   const collateral = spec.collateral ?? 'separate';
+  const guardrails = guardrailsFromConfig(risk);
   const replay = await new BacktestReplay({
     strategies: [strategy],
     markets: data.markets.map((m, i) => ({ info: infos[i]!, candles: m.candles })),
     dataInterval: data.dataInterval,
     balances: spec.balances,
     risk: riskLimitsFromConfig(risk),
-    guardrails: guardrailsFromConfig(risk),
+    guardrails,
     collateral,
     collateralBalances: spec.collateralBalances,
     fillModel: spec.fillModel,
@@ -159,6 +162,7 @@ export async function runBacktest(spec: BacktestSpec, data: BacktestData, cache?
   const context: RunContext = {
     settings: runSettings(settingsInput), health: replay.health, orders: summariseOrders(replay.orders),
     assumptions: runAssumptions(settingsInput), logFile: options.logFile,
+    guardrails: guardrailsOff(guardrails) ? undefined : summariseGuards(replay.guardEvents, replay.orders),
   };
   const result = analyseBacktest({ fills: replay.fills, candles, startBalances: spec.balances, quoteCurrency, interval: data.dataInterval, equity, curve, curveInterval: options.fullCurve === true ? data.dataInterval : strategy.interval, title, context });
   return { strategy, replay, result };

@@ -29,6 +29,12 @@ export function formatSummary(outcome: BacktestOutcome, files?: { jsonPath: stri
     lines.push(`orders       ${o.placed} placed, ${o.denied} denied, ${o.rejected} rejected; ${o.canceled} canceled; ${outcome.replay.fills.length} fills`);
     for (const g of o.deniedBy) lines.push(`  denied     ${g.count} x ${g.key} (first ${iso(g.firstTime)}): ${g.example}`);
     for (const g of o.rejectedBy) lines.push(`  rejected   ${g.count} x ${g.key} (first ${iso(g.firstTime)}): ${g.example}`);
+    const guards = context.guardrails;
+    if (guards !== undefined) {
+      const trips = guards.events.filter((e) => e.type === 'tripped');
+      lines.push(`guardrails   ${trips.length === 0 ? 'none tripped' : `${trips.length} tripped: ${trips.map((e) => `${e.guard} ${e.scope} ${iso(e.time)}`).join(', ')}`}`);
+      for (const p of guards.prevented) lines.push(`  prevented  ${p.intents} x ${p.rule}: ${p.notional} notional kept from the exchange`);
+    }
   }
   lines.push(
     `net PnL      ${m.netPnl.toDecimalPlaces(2).toString()} (${pct(m.returnPct)}), fees ${m.totalFees.toDecimalPlaces(2).toString()}; buy and hold ${pct(m.benchmarkReturnPct)}`,

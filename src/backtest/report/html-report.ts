@@ -2,7 +2,7 @@ import { intervalSeconds } from '../../domain/candle';
 import { closeNumber } from '../../candle-files/csv-columns';
 import { escapeHtml } from './html-escape';
 import { formatDuration, formatMoney, formatPercent, formatRatio, formatTime } from './format';
-import { healthBanner, healthSection, ordersSection, rulesSection, settingsSection } from './html-run-sections';
+import { healthBanner, healthSection, ordersSection, guardrailsSection, rulesSection, settingsSection } from './html-run-sections';
 import { pageStart } from './html-style';
 import { openPositionsTable, tradesTable } from './html-trades';
 import { equityValue } from './metrics';
@@ -39,6 +39,7 @@ ${markets.map((m) => `<div class="chart">${priceChart(result, m)}</div>`).join('
 </div>
 ${healthSection(run.context)}
 ${ordersSection(run.context)}
+${guardrailsSection(run.context)}
 <h2>Trades</h2>
 <p class="note">One trade per position round trip (flat to flat, per market), with the portfolio's PnL (average cost, every fee counted when paid).</p>
 ${tradesTable(result.trades)}

@@ -51,6 +51,18 @@ ${groups('denied-by-rule', 'Denied, by rule', o.deniedBy)}
 ${groups('rejected-by-reason', 'Rejected by the exchange, by reason', o.rejectedBy)}`;
 }
 
+/** When each guardrail tripped and lifted, and what it kept from the exchange (docs/risk.md). */
+export function guardrailsSection(context: RunContext | undefined): string {
+  const g = context?.guardrails;
+  if (g === undefined) return '';
+  const events = g.events.map((e) => `<tr><td>${formatTime(e.time)}</td><td>${e.type === 'tripped' ? 'tripped' : `lifted (${e.by === 'operator' ? 'operator' : 'its time passed'})`}</td>`
+    + `<td>${escapeHtml(e.guard)}</td><td>${escapeHtml(e.scope)}</td><td>${e.action === 'halt' ? 'halt' : 'no entries'}</td><td class="wrap">${escapeHtml(e.reason)}</td></tr>`);
+  const prevented = g.prevented.map((p) => `<tr><td>${escapeHtml(p.rule)}</td><td>${p.intents}</td><td>${escapeHtml(p.notional)}</td><td>${formatTime(p.firstTime)}</td></tr>`);
+  return `<h2>Guardrails</h2>
+${events.length === 0 ? '<p id="guardrail-events">No guardrail tripped.</p>' : `<div class="scroll"><table id="guardrail-events"><thead><tr><th>Time (UTC)</th><th>Event</th><th>Guard</th><th>Scope</th><th>Stops</th><th class="wrap">Why</th></tr></thead><tbody>${events.join('')}</tbody></table></div>`}
+${prevented.length === 0 ? '' : `<h3>What they prevented</h3><div class="scroll"><table id="guardrail-prevented"><thead><tr><th>Rule</th><th>Intents denied</th><th>Their notional</th><th>First (UTC)</th></tr></thead><tbody>${prevented.join('')}</tbody></table></div>`}`;
+}
+
 export function rulesSection(context: RunContext | undefined): string {
   if (context === undefined) return '';
   return `<h2>Rules in force</h2><ul class="rules" id="assumptions">${context.assumptions.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`;

@@ -136,6 +136,7 @@ function contextJson(c: RunContext): Record<string, Json> {
     orders: c.orders as unknown as Json,
     assumptions: [...c.assumptions],
     logFile: c.logFile ?? null,
+    guardrails: (c.guardrails ?? null) as unknown as Json,
   };
 }
 

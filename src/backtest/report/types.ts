@@ -1,4 +1,5 @@
 import type { Candle, Interval } from '../../domain/candle';
+import type { GuardSummary } from '../replay/guard-summary';
 import type { Decimal } from '../../domain/decimal';
 import type { MarketName } from '../../domain/market';
 import type { BacktestFill } from '../replay/backtest-fill';
@@ -126,6 +127,8 @@ export interface RunContext {
   readonly assumptions: readonly string[];
   /** The `ctx.log` file beside the report, when one was written. */
   readonly logFile?: string | undefined;
+  /** When the guardrails (risk.guardrails) tripped and lifted, and what they denied; absent without any. */
+  readonly guardrails?: GuardSummary | undefined;
 }
 
 export type TradeDirection = 'long' | 'short';

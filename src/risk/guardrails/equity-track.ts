@@ -20,6 +20,7 @@ const ZERO = new Decimal(0);
 export class EquityTrack {
   private peak: Decimal | undefined;
   private current: Decimal = ZERO;
+  private lastMs = 0;
   private readonly windows = new Map<number, WindowMax>();
 
   constructor(rules: readonly DrawdownRule[]) {
@@ -27,6 +28,7 @@ export class EquityTrack {
   }
 
   mark(timeMs: number, equity: Decimal): void {
+    this.lastMs = timeMs;
     this.current = equity;
     if (this.peak === undefined || compareDecimals(equity, this.peak) > 0) this.peak = equity;
     for (const w of this.windows.values()) w.push(timeMs, equity);
@@ -42,6 +44,15 @@ export class EquityTrack {
     if (peak === undefined) return ZERO;
     const dd = peak.minus(this.current);
     return dd.isNegative() ? ZERO : dd;
+  }
+
+  /**
+   * The peaks start again from the equity now: an operator who lifts a drawdown stop accepts the loss
+   * so far (else the stop would trip again at the next candle, the peak being where it was).
+   */
+  rebase(): void {
+    this.peak = this.current;
+    for (const w of this.windows.values()) w.restore([[this.lastMs, this.current]]);
   }
 
   snapshot(): EquityTrackSnapshot {

@@ -121,7 +121,10 @@ export class Guardrails {
   /** An operator lifts the account's stops (`account`) or a strategy's stops and cooldowns. */
   release(target: string): readonly GuardLatch[] {
     const lifted = [...this.latched.values()].filter((l) => (target === ACCOUNT ? l.scope === ACCOUNT : l.strategy === target));
-    for (const l of lifted) this.lift(l, 'operator');
+    for (const l of lifted) {
+      this.lift(l, 'operator');
+      if (l.guard !== 'cooldown') this.tracks.get(l.scope)?.rebase();
+    }
     if (lifted.length > 0) this.observer.changed?.();
     return lifted;
   }

@@ -64,6 +64,11 @@ describe('drawdown stops', () => {
     expect(g.guards.release('account').length).toBe(1);
     expect(g.check(entry(), T0 + 100 * H)).toBeUndefined();
     expect(g.lifts).toEqual(['account_drawdown:account:operator']);
+    // The operator accepted the loss so far: the peak starts again from here, the stop does not trip at the next candle.
+    g.guards.mark('BTC_USDT', D(84), T0 + 3 * H);
+    expect(g.trips).toHaveLength(1);
+    g.guards.mark('BTC_USDT', D(69), T0 + 4 * H); // 30 below the new peak (-30)
+    expect(g.trips).toHaveLength(2);
   });
 
   test('fills replayed from the journal at a restart move equity, not the losses', () => {
