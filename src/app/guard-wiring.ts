@@ -4,6 +4,7 @@ import type { GuardStateStore } from '../store/guard-state-store';
 import type { GuardLatch, ReleaseCause } from '../risk/guardrails/guard-latch';
 import type { GuardObserver, Guardrails, GuardSnapshot } from '../risk/guardrails/guardrails';
 import { parseGuardSnapshot } from '../risk/guardrails/guard-snapshot';
+import { guardsFor, type GuardrailSettings } from '../risk/guardrails/guard-rules';
 
 /**
  * The daemon's watchers of the guardrails: a trip and a lift are logged (warn: someone acts on them),
@@ -40,6 +41,33 @@ export function guardObserver(ctx: DaemonContext, store: GuardStateStore, guards
     },
     changed: () => saver.save(),
   };
+}
+
+/**
+ * Zero series from the start for every configured guard (a dashboard shows 0, not "no data", and
+ * `increase()` sees the first trip): the account's and each strategy's.
+ */
+export function zeroGuardSeries(m: DaemonContext['metrics'], settings: GuardrailSettings, strategies: readonly string[]): void {
+  const zero = (guard: 'account_drawdown' | 'strategy_drawdown' | 'cooldown', scope: string): void => {
+    m.riskGuardActive.set({ guard, scope }, 0);
+    m.riskGuardTrips.inc({ guard, scope }, 0);
+  };
+  const measured = (scope: string): void => {
+    m.riskEquity.set({ scope }, 0);
+    m.riskDrawdown.set({ scope }, 0);
+  };
+  if (settings.account.drawdown.length > 0) {
+    zero('account_drawdown', 'account');
+    measured('account');
+  }
+  for (const name of strategies) {
+    const g = guardsFor(settings, name);
+    if (g.drawdown.length > 0) {
+      zero('strategy_drawdown', name);
+      measured(name);
+    }
+    if (g.cooldown.some((r) => r.scope === 'strategy')) zero('cooldown', name);
+  }
 }
 
 /**

@@ -18,14 +18,14 @@ import { publishedExecutionEvents, publishFills, publishTradingStateChanges } fr
 import { PositionMetrics } from './position-metrics';
 import { guardrailsFromConfig, riskLimitsFromConfig } from '../config/risk-limits';
 import type { Guardrails } from '../risk/guardrails/guardrails';
-import { guardObserver, restoreGuards } from './guard-wiring';
+import { guardObserver, restoreGuards, zeroGuardSeries } from './guard-wiring';
 import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
 import { requireListedMarkets } from './market-check';
 import { startAccountStream, usesAccountStream, type AccountStream } from './stream-wiring';
 import { TradingStateControl } from '../trading-state/trading-state-control';
 import type { TrailingStops } from '../execution/trailing/trailing-stops';
-import { testKillBeforeLeg, trailingObserver } from './trailing-wiring';
+import { testKillBeforeLeg, trailingObserver, zeroTrailingSeries } from './trailing-wiring';
 
 /** The trading core: risk in front of the executor, the journal view, balances and the trading state. */
 export interface Trading {
@@ -92,10 +92,11 @@ export async function wireTrading(
     account: state.keys.account, strategies,
   });
   const guardLog = componentLogger(ctx.log, 'guardrails');
+  const guardSettings = guardrailsFromConfig(c.risk);
   let guards: Guardrails | undefined;
   const core = buildKernelCore({
     store, marketClock, lastPrice, observers, execution: replica.settings,
-    guardrails: { settings: guardrailsFromConfig(c.risk), observer: guardObserver(ctx, state.guards, () => guards, guardLog) },
+    guardrails: { settings: guardSettings, observer: guardObserver(ctx, state.guards, () => guards, guardLog) },
     risk: { limits: riskLimitsFromConfig(c.risk), initialState: c.risk.initialState, onStateChange: (next) => setTradingState(m, next) },
     tradingBalances: () => balances.latest()?.balances ?? {},
     collateralFree: (cur) => collateralFree(collateral, cur),
@@ -108,6 +109,8 @@ export async function wireTrading(
   });
   const { portfolio, riskEngine, book, feedback } = core;
   guards = core.guards;
+  zeroGuardSeries(m, guardSettings, strategies.map((s) => s.name));
+  zeroTrailingSeries(m, strategies);
   await restoreGuards(guards, state.guards, guardLog);
   tradingControl = new TradingStateControl(riskEngine, state.tradingState, componentLogger(ctx.log, 'trading-state'));
   setTradingState(m, riskEngine.tradingState);

@@ -20,7 +20,19 @@ export function trailingObserver(m: Metrics, log: Logger): (e: TrailingEvent) =>
   };
 }
 
-function endReasonLabel(reason: string): string {
+const END_REASONS = ['filled', 'cancelled', 'denied', 'rejected', 'other'] as const;
+
+/** Zero series per (strategy, market) from the start: the dashboard shows 0 and `increase()` sees the first move. */
+export function zeroTrailingSeries(m: Metrics, strategies: readonly { readonly name: string; readonly markets: readonly string[] }[]): void {
+  for (const s of strategies) {
+    for (const market of s.markets) {
+      m.trailingMoves.inc({ strategy: s.name, market }, 0);
+      for (const reason of END_REASONS) m.trailingEnded.inc({ strategy: s.name, market, reason }, 0);
+    }
+  }
+}
+
+function endReasonLabel(reason: string): (typeof END_REASONS)[number] {
   if (reason === 'filled') return 'filled';
   if (reason.startsWith('cancelled')) return 'cancelled';
   if (reason.includes('denied')) return 'denied';

@@ -98,6 +98,12 @@ export function parseConfig(raw: Record<string, unknown>, env: NodeJS.ProcessEnv
   if (regionError !== undefined) throw regionError;
   const limitsError = liveLimitsError(config, file);
   if (limitsError !== undefined) throw limitsError;
+  // A guardrail for a strategy that does not run is a typo that would leave the one meant unguarded.
+  const enabled = new Set(config.strategies.enabled.map((s) => s.name));
+  const stray = Object.keys(config.risk.guardrails.strategies).filter((name) => !enabled.has(name));
+  if (stray.length > 0) {
+    throw new ConfigError(`${file}: risk.guardrails.strategies.${stray[0]}: no enabled strategy has this name (enabled: ${[...enabled].join(', ')})`, { file, path: `risk.guardrails.strategies.${stray[0]}` });
+  }
   if (config.mode === 'paper' && !config.paper) {
     throw new ConfigError(`${file}: paper: paper mode needs a "paper" section (markets with candle files, balances)`, {
       file,

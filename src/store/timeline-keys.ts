@@ -8,9 +8,10 @@ import type { StoreKeys } from './keys';
  * venue's market (orders, their indexes, the leases of its process) and what it saw (the drift
  * records). A paper run on a NEW simulated market must not read them (paper-fresh-start.ts).
  */
-export const TIMELINE_KINDS: readonly string[] = ['order', 'order-history', 'index', 'index-strategy', 'lease', 'drift-candles', 'drift', 'drift-run', 'notify-sent', 'guard'];
+export const TIMELINE_KINDS: readonly string[] = ['order', 'order-history', 'index', 'index-strategy', 'lease', 'drift-candles', 'drift', 'drift-run', 'notify-sent', 'guard', 'trailing', 'trailing-active'];
 
-// `guard`: the guardrails' peaks and stops follow the PnL of this timeline's orders.
+// `guard`: the guardrails' peaks and stops follow the PnL of this timeline's orders; `trailing`,
+// `trailing-active`: trailing stops are legs of this timeline's orders.
 // `notify-sent`: notification claims name orders by client order id, which a new timeline mints again
 // from the same candles; kept, they would silence its fills.
 

@@ -99,6 +99,16 @@ export function expectNoSecrets(label: string, text: string, extraSecrets: reado
  * the dashboard and the alerts: a viewer token nobody holds, and a webhook told only of drift beyond
  * the allowed (none in these runs) at a port where nothing listens.
  */
+/**
+ * Guardrails for the ops tests (docs/risk.md): one of each kind, wide enough never to trip in a
+ * healthy run (no alert pending), so their panels and TradebotRiskGuardActive have series.
+ */
+export const OPS_GUARDRAILS = {
+  account: { drawdown: [{ max: '100000', window: '24h' }] },
+  strategyDefaults: { cooldown: [{ losses: 1000, window: '6h', pause: '1h' }], drawdown: [{ max: '50000' }] },
+  strategies: { churn: { budget: { share: '0.9' } } },
+};
+
 export const OPS_CONSOLE_AND_NOTIFICATIONS = {
   console: { enabled: true, port: 0, tokens: [{ name: 'ops', role: 'viewer', sha256: 'a'.repeat(64) }] },
   notifications: { enabled: true, events: ['drift'], channels: [{ type: 'webhook', name: 'ops', url: 'http://127.0.0.1:9/hook' }] },

@@ -4,7 +4,7 @@ import { grafanaToPromQL, promtool, startPrometheus, type PrometheusServer } fro
 import { PROMETHEUS, PROMTOOL, requireTool } from '../../helpers/system-tools';
 import { paperConfig, requireBuild, writeConfig } from '../app/daemon-process';
 import { deployQueries } from './deploy-queries';
-import { httpGet, OPS_CONSOLE_AND_NOTIFICATIONS, OpsDaemon, parseLines, ROOT, waitFor } from './ops-daemon';
+import { httpGet, OPS_CONSOLE_AND_NOTIFICATIONS, OPS_GUARDRAILS, OpsDaemon, parseLines, ROOT, waitFor } from './ops-daemon';
 
 /**
  * The operators' files against the real tools (Debian `prometheus` 2.42: prometheus + promtool):
@@ -53,6 +53,7 @@ describe('a paper daemon scraped by a real Prometheus', () => {
       // at load 5-6). The budget itself is tested elsewhere (strategy-failure-visible, hostile guests).
       strategies: { ...(paperConfig()['strategies'] as object), timeBudgetMs: 2000 },
       ...OPS_CONSOLE_AND_NOTIFICATIONS,
+      risk: { ...(paperConfig()['risk'] as object), guardrails: OPS_GUARDRAILS },
     }));
     daemon = new OpsDaemon(['run', '--config', config.file], {});
     const d = daemon;

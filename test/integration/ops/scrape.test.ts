@@ -5,7 +5,7 @@ import { freePort } from '../../helpers/redis-server';
 import { OPS_TEST_SECRET } from '../../helpers/secret-scan';
 import { paperConfig, requireBuild, writeConfig } from '../app/daemon-process';
 import { deployQueries, metricUsers } from './deploy-queries';
-import { expectNoSecrets, httpGet, OPS_CONSOLE_AND_NOTIFICATIONS, OpsDaemon, waitFor } from './ops-daemon';
+import { expectNoSecrets, httpGet, OPS_CONSOLE_AND_NOTIFICATIONS, OPS_GUARDRAILS, OpsDaemon, waitFor } from './ops-daemon';
 
 /**
  * Issue 6 item 3: the daemon in paper mode (child process, real Redis) is scraped while it trades,
@@ -59,6 +59,7 @@ beforeAll(async () => {
     // A drift check every 5 market minutes (a child process): the drift panels and alert have series.
     drift: { intervalMinutes: 5, windowMinutes: 5 },
     ...OPS_CONSOLE_AND_NOTIFICATIONS,
+    risk: { ...(paperConfig()['risk'] as object), guardrails: OPS_GUARDRAILS },
   }));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;

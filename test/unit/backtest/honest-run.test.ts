@@ -98,7 +98,7 @@ describe('strict inputs and one set of defaults', () => {
     const configDefaults = configSchema.shape.risk.parse(undefined);
     expect(parseRiskOption(undefined)).toEqual(configDefaults);
     expect(DEFAULT_RISK_LIMITS.feeMargin?.toString()).toBe(configDefaults.feeMargin);
-    expect(() => parseRiskOption('{"priceBnad":"0.05"}')).toThrow(/--risk: .*priceBnad.*\(the keys of the config's risk section: initialState, defaults, markets, dailyLossLimit, feeMargin\)/);
+    expect(() => parseRiskOption('{"priceBnad":"0.05"}')).toThrow(/--risk: .*priceBnad.*\(the keys of the config's risk section: initialState, defaults, markets, dailyLossLimit, feeMargin, guardrails\)/);
   });
 
   test('the daemon config takes its strategy defaults from the same place as the backtest', () => {

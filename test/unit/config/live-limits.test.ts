@@ -59,3 +59,10 @@ test('live with every limit passes; paper without any keeps its defaults', () =>
 test('config/live.example.yaml has every required limit', () => {
   expect(loadConfig('config/live.example.yaml', ENV).mode).toBe('live');
 });
+
+test('guardrails for a strategy that is not enabled are refused, naming it', () => {
+  const risk = { ...LIMITS.risk, guardrails: { ...LIMITS.risk.guardrails, strategies: { 'sma-crosss': { budget: { share: '0.5' } } } } };
+  const err = refusal(live({ ...LIMITS, risk }));
+  expect(err.message).toContain('risk.guardrails.strategies.sma-crosss: no enabled strategy has this name (enabled: sma-cross)');
+  expect(err.context['path']).toBe('risk.guardrails.strategies.sma-crosss');
+});

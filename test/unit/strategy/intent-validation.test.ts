@@ -68,3 +68,22 @@ describe('intent validation: the hand-written fast path and zod agree', () => {
     expect(validateIntents([stop, { ...stop, tag: 'two' }], markets).ok).toBe(true);
   });
 });
+
+describe('a trailing stop from a guest', () => {
+  const trailing = { kind: 'trailing_stop', market: 'BTC_USDT', side: 'sell', amount: d('0.01'), trail: d('100'), step: d('10'), limitOffset: d('0') };
+
+  test('is accepted with Decimals and a zero limit offset', () => {
+    expect(validateIntents([{ ...trailing, tag: 't' }], markets)).toEqual({ ok: true, intents: [{ ...trailing, tag: 't' }] });
+  });
+
+  test.each([
+    ['a float trail', { ...trailing, trail: 100 }],
+    ['a zero step', { ...trailing, step: d(0) }],
+    ['a negative limit offset', { ...trailing, limitOffset: d(-1) }],
+    ['a missing trail', { ...trailing, trail: undefined }],
+    ['an unknown field', { ...trailing, activationPrice: d(1) }],
+    ['a market it does not trade', { ...trailing, market: 'ETH_USDT' }],
+  ])('%s is refused', (_label, intent) => {
+    expect(validateIntents([intent], markets).ok).toBe(false);
+  });
+});

@@ -123,3 +123,13 @@ test('a cancel intent naming the trailing stop ends it first, then cancels its l
   expect(t.list()).toEqual([]);
   expect((await s.store.get(id))?.endReason).toBe('cancelled by the strategy');
 });
+
+test('another strategy naming the trailing stop cannot end it: the manager leaves it to the executor, whose cancel checks the owner', async () => {
+  const s = setup();
+  const t = await placed(s);
+  const id = t.list()[0]!.id;
+  expect(await t.cancel('intruder', { kind: 'cancel', market: 'BTC_USDT', clientOrderId: id })).toBeUndefined();
+  expect(await t.cancel('s', { kind: 'cancel', market: 'ETH_USDT', clientOrderId: id })).toBeUndefined();
+  expect(t.list().map((r) => r.id)).toEqual([id]);
+  expect(s.calls.filter((c) => c.startsWith('cancel'))).toEqual([]);
+});
