@@ -70,7 +70,7 @@ export async function startConsole(
   const control = trading.tradingControl;
   const reads = new ConsoleReads({
     mode: ctx.config.mode, strategies: strategies.map((s) => ({ name: s.name, markets: s.markets, interval: s.interval })),
-    orders: venue.state.orders, leases: venue.state.leases, tradingState: venue.state.tradingState,
+    orders: venue.state.orders, leases: venue.state.leases, tradingState: venue.state.tradingState, guards: venue.state.guards,
     appliedState: () => ({ state: control.state, reason: 'config risk.initialState (nothing stored yet)' }),
     control: stores.control, audit: stores.audit, drift, marketClock: venue.marketClock, wallClock: ctx.wallClock, lastPrice,
     currency: strategies[0]?.markets[0]?.split('_')[1] ?? 'USDT',

@@ -74,6 +74,10 @@ export function formatStatus(r: StatusReport): string {
     lines.push(table(r.streams.map((x) => [x.stream, x.healthy ? 'healthy' : x.connected ? 'connected, not healthy' : 'DOWN',
       `${x.messages} msgs`, `${x.reconnects} reconnects`, `${x.resyncs} resyncs`, `${x.staleFallbacks} stale`, `${x.invalid} invalid`])));
   }
+  if (r.guardrails.length > 0) {
+    lines.push('', 'guardrails in force (docs/risk.md; the log line "guardrail tripped" says why and until when)');
+    lines.push(table(r.guardrails.map((g) => [g.guard, g.scope])));
+  }
   if (r.killSwitch.length > 0) {
     lines.push('', 'kill-switch');
     lines.push(table(r.killSwitch.map((k) => [k.market, k.armed ? 'armed' : 'NOT ARMED', k.remainingSeconds === undefined ? '' : `${Math.round(k.remainingSeconds)} s left`])));

@@ -43,6 +43,8 @@ export interface StatusReport {
   readonly openOrders: readonly { readonly strategy: string; readonly market: string; readonly count: number }[];
   readonly candles: readonly { readonly market: string; readonly interval: string; readonly lastClose: string; readonly lagSeconds: number }[];
   readonly killSwitch: readonly { readonly market: string; readonly armed: boolean; readonly remainingSeconds: number | undefined }[];
+  /** Guardrails in force (tradebot_risk_guard_active 1; docs/risk.md): decisions the config asked for, not problems. */
+  readonly guardrails: readonly { readonly guard: string; readonly scope: string }[];
   /** The WebSocket streams (docs/streams.md): unhealthy means that concern is on REST polling, not a problem. */
   readonly streams: readonly StreamStatus[];
   /** Where the journal lives when there is no Redis to read. */
@@ -166,6 +168,7 @@ export async function gatherStatus(config: FrozenConfig, env: NodeJS.ProcessEnv,
     })),
     streams: streamsOf(samples),
     killSwitch: of(samples, 'tradebot_kill_switch_armed').map((s) => ({ market: s.labels['market'] ?? '', armed: s.value === 1, remainingSeconds: remaining.get(s.labels['market']) })),
+    guardrails: of(samples, 'tradebot_risk_guard_active').filter((s) => s.value === 1).map((s) => ({ guard: s.labels['guard'] ?? '', scope: s.labels['scope'] ?? '' })),
     ...(note === undefined ? {} : { note }),
   };
 }

@@ -23,6 +23,11 @@ export const statusAnswer = z.object({
   replicas: z.array(z.object({ instance: z.string(), state: tradingState, appliedSeq: z.number().int(), ageMs: z.number().int() })),
   leases: z.array(z.object({ strategy: z.string(), market: z.string(), owner: z.string().optional(), remainingMs: z.number().int().optional() })),
   pausedStrategies: z.array(z.object({ strategy: z.string(), reason: z.string(), sinceMs: ms })),
+  /** Guardrails in force (docs/risk.md): what stops (halt: all but cancels; reduce: entries), why, since and until when (absent: an operator lifts it). */
+  guardrails: z.array(z.object({
+    guard: z.enum(['account_drawdown', 'strategy_drawdown', 'cooldown']), scope: z.string(), action: z.enum(['halt', 'reduce']),
+    reason: z.string(), sinceMs: ms, untilMs: ms.optional(),
+  })),
   /** The replica that answered, as it sees itself: its readiness checks and its WebSocket streams (unhealthy = on REST polling). */
   answeredBy: z.object({
     ready: z.boolean(),

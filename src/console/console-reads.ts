@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { GuardStateStore } from '../store/guard-state-store';
+import { parseGuardSnapshot } from '../risk/guardrails/guard-snapshot';
 import type { Clock } from '../core/clock';
 import { Decimal } from '../domain/decimal';
 import type { MarketName } from '../domain/market';
@@ -36,6 +38,8 @@ export interface ConsoleReadDeps {
   readonly lastPrice: (market: MarketName) => Decimal | undefined;
   /** The currency PnL is counted in (the markets' money side). */
   readonly currency: string;
+  /** The guardrails' shared state (peaks, losses, stops in force). */
+  readonly guards: GuardStateStore;
   /** This replica's own health: its readiness checks and streams (the rest of the status is shared). */
   readonly self: () => Promise<Answer<typeof api.statusAnswer>['answeredBy']>;
 }
@@ -55,8 +59,8 @@ export class ConsoleReads {
   constructor(private readonly d: ConsoleReadDeps) {}
 
   async status(): Promise<Answer<typeof api.statusAnswer>> {
-    const [stored, replicas, leases, versions, answeredBy] = await Promise.all([
-      this.d.tradingState.read(), this.d.tradingState.readReplicas(), this.leaseRows(), this.versions(), this.d.self(),
+    const [stored, replicas, leases, versions, answeredBy, guards] = await Promise.all([
+      this.d.tradingState.read(), this.d.tradingState.readReplicas(), this.leaseRows(), this.versions(), this.d.self(), this.d.guards.load(),
     ]);
     const applied = this.d.appliedState();
     return {
@@ -66,6 +70,9 @@ export class ConsoleReads {
         .sort((a, b) => a.instance.localeCompare(b.instance)),
       leases,
       pausedStrategies: versions.flatMap((v) => (v.paused === undefined ? [] : [{ strategy: v.strategy, reason: v.paused.reason, sinceMs: v.paused.sinceMs }])),
+      guardrails: guards === undefined ? [] : parseGuardSnapshot(guards).latches.map((l) => ({
+        guard: l.guard, scope: l.scope, action: l.action, reason: l.reason, sinceMs: l.sinceMs, ...(l.untilMs === undefined ? {} : { untilMs: l.untilMs }),
+      })),
       answeredBy,
     };
   }

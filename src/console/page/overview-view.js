@@ -53,6 +53,13 @@
     const pending = TB.byId('trading-pending');
     pending.hidden = behind.length === 0;
     pending.textContent = behind.length === 0 ? '' : `not applied yet by ${behind.map((r) => `${r.instance} (still ${r.state})`).join(', ')}`;
+    // Guardrails in force (docs/risk.md): what they stop, why, and how they lift.
+    const guards = status.guardrails || [];
+    const guardList = TB.byId('guardrails');
+    guardList.hidden = guards.length === 0;
+    TB.patch(guardList, guards.map((g) => el('li', { class: 'warn-text', 'data-guard': g.guard },
+      `${g.guard} on ${g.scope} (${g.action === 'halt' ? 'only cancels' : 'no new entries'}): ${g.reason}; `,
+      g.untilMs === undefined ? `until ${g.scope === 'account' ? 'Resume' : `strategy ${g.scope.split('|')[0]} is resumed`}` : `lifts ${TB.marketTime(g.untilMs, true)} UTC`)));
     const buttons = TB.byId('trading-buttons');
     for (const a of TRADING_ACTIONS) {
       const button = buttons && buttons.querySelector(`button[data-action="${a.action}"]`);

@@ -11,6 +11,8 @@ import { parseRiskOption } from '../../../src/backtest/options';
 import { guardrailsFromConfig, riskLimitsFromConfig } from '../../../src/config/risk-limits';
 import { DaemonProcess, requireBuild, ROOT, TEST_STRATEGIES, writeConfig, type LogLine } from './daemon-process';
 import { RedisTestContext, testRedisUrl } from '../store/redis-test-context';
+import { tokenSha256 } from '../../../src/console/token-book';
+import { runCli } from '../../helpers/run-cli';
 
 /**
  * The guardrails decide the same in the daemon (a paper `tradebot run`, a real child process, Redis)
@@ -53,6 +55,7 @@ afterEach(async () => {
   await ctx.cleanup();
 });
 
+const VIEWER = 'guardrails-viewer-token';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const started = (l: LogLine): boolean => l.msg === 'tradebot started';
 
@@ -65,6 +68,7 @@ test('budgets, cooldowns and drawdown stops decide as the backtest, intent by in
     mode: 'paper', paper: { exchangeUrl: sim.url }, redis: { keyPrefix: prefix },
     strategies: { dir: TEST_STRATEGIES, enabled: STRATEGIES.map((name) => ({ name })) },
     risk: RISK, polling: { klineDelayMs: 1000 }, metrics: { port: 0, host: '127.0.0.1' }, log: { level: 'info' }, shutdown: { graceMs: 5000 },
+    console: { enabled: true, port: 0, tokens: [{ name: 'viewer1', role: 'viewer', sha256: tokenSha256(VIEWER) }] },
   });
   const env = { TRADEBOT_REDIS_URL: testRedisUrl(), TRADEBOT_API_KEY: API_KEY, TRADEBOT_API_SECRET: API_SECRET };
   const log = new RedisDeploymentLog(await ctx.client(), storeKeysFor('paper', API_KEY, prefix));
@@ -102,6 +106,15 @@ test('budgets, cooldowns and drawdown stops decide as the backtest, intent by in
     await running.waitForLine(started, 60_000, 'tradebot started');
     expect(running.lines.some((l) => l.msg === 'guardrail state restored')).toBe(true);
     for (let k = KILL_AFTER; k < CANDLES; k++) await step(k);
+    // The console says what holds, why and until when (any replica reads the shared state).
+    const consoleUrl = String(running.lines.find((l) => l.msg === 'console listening')?.['url']);
+    const status = (await (await fetch(`${consoleUrl}/api/v1/status`, { headers: { authorization: `Bearer ${VIEWER}` } })).json()) as { guardrails: { guard: string; scope: string; action: string; reason: string }[] };
+    expect(status.guardrails.map((g) => `${g.guard} ${g.scope} ${g.action}`)).toEqual(expect.arrayContaining(['strategy_drawdown guard-churn reduce', 'account_drawdown account reduce']));
+    // And `tradebot status`, from the daemon's metrics.
+    const metricsPort = Number(running.lines.find((l) => l.msg === 'metrics server listening')?.['port']);
+    const cli = await runCli(['status', '--config', cfg.file, '--url', `http://127.0.0.1:${metricsPort}`], env);
+    expect(cli.stdout).toMatch(/^guardrails in force/m);
+    expect(cli.stdout).toMatch(/^ {2}account_drawdown +account$/m);
     const trips = [...tripsBefore, ...running.lines.filter((l) => l.msg === 'guardrail tripped').map((l) => [l['guard'], l['scope'], l['atMs']])];
     running.signal('SIGTERM');
     expect((await running.exit()).code).toBe(0);
