@@ -34,14 +34,24 @@ export interface ExecutionInput {
   readonly account: string;
   /** The enabled strategies and their markets: orders they minted are adopted back if the journal lost them. */
   readonly strategies: readonly OwnStrategy[];
+  /** This replica took its first lease or gave up its last (a standby becoming active, or the reverse). */
+  readonly onActive?: ((active: boolean) => void) | undefined;
 }
 
 /** This replica's leases (observed by metrics) and the order pipeline's settings from the config. */
 export function executionSettings(i: ExecutionInput): { readonly leases: LeaseKeeper; readonly owner: string; readonly settings: KernelCoreOptions['execution'] } {
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  let wasActive = false;
   const leases = new LeaseKeeper({
     store: i.leaseStore, owner, ttlMs: i.config.leases.ttlSeconds * 1000, isDeadOwner: (holder) => isDeadLocalOwner(holder),
-    onChange: (scope, held) => i.metrics.leaseOwned.set({ account: i.account, strategy: scope.strategy, market: scope.market }, held ? 1 : 0),
+    onChange: (scope, held) => {
+      i.metrics.leaseOwned.set({ account: i.account, strategy: scope.strategy, market: scope.market }, held ? 1 : 0);
+      const active = leases.heldScopes().length > 0;
+      if (active !== wasActive) {
+        wasActive = active;
+        i.onActive?.(active);
+      }
+    },
   });
   const settings: KernelCoreOptions['execution'] = {
     exchange: i.exchange, leases, leaseStore: i.leaseStore, owner, clock: i.clock, markets: i.markets, requestTimeoutMs: i.config.exchange.timeoutMs,

@@ -18,7 +18,7 @@ import { publishedExecutionEvents, publishFills, publishTradingStateChanges } fr
 import { PositionMetrics } from './position-metrics';
 import { guardrailsFromConfig, riskLimitsFromConfig } from '../config/risk-limits';
 import type { Guardrails } from '../risk/guardrails/guardrails';
-import { guardObserver, restoreGuards, zeroGuardSeries } from './guard-wiring';
+import { GuardPersistence, zeroGuardSeries } from './guard-wiring';
 import type { DaemonContext } from './daemon-context';
 import type { Venue } from './exchange-wiring';
 import { requireListedMarkets } from './market-check';
@@ -50,6 +50,8 @@ export interface Trading {
   readonly events: ExecutionEvents;
   /** Drawdown stops, cooldowns and budgets (risk.guardrails); undefined when none are configured. */
   readonly guards: Guardrails | undefined;
+  /** Their state saved and read back (restart, a standby taking over). */
+  readonly guardPersistence: GuardPersistence;
   /** Trailing stops: moved by the candle flow's step, recovered by openTrading. */
   readonly trailing: TrailingStops;
 }
@@ -90,13 +92,16 @@ export async function wireTrading(
   const replica = executionSettings({
     config: c, exchange, leaseStore: state.leases, clock: wallClock, marketClock, markets, metrics: m,
     account: state.keys.account, strategies,
+    // A standby taking over trades under the stops the active replica saved, not its own view.
+    onActive: (active) => { if (active) persistence.takeOver(); },
   });
   const guardLog = componentLogger(ctx.log, 'guardrails');
   const guardSettings = guardrailsFromConfig(c.risk);
   let guards: Guardrails | undefined;
+  const persistence = new GuardPersistence(ctx, state.guards, () => guards, guardLog, () => replica.leases.heldScopes().length > 0);
   const core = buildKernelCore({
     store, marketClock, lastPrice, observers, execution: replica.settings,
-    guardrails: { settings: guardSettings, observer: guardObserver(ctx, state.guards, () => guards, guardLog) },
+    guardrails: { settings: guardSettings, observer: persistence.observer() },
     risk: { limits: riskLimitsFromConfig(c.risk), initialState: c.risk.initialState, onStateChange: (next) => setTradingState(m, next) },
     tradingBalances: () => balances.latest()?.balances ?? {},
     collateralFree: (cur) => collateralFree(collateral, cur),
@@ -111,7 +116,7 @@ export async function wireTrading(
   guards = core.guards;
   zeroGuardSeries(m, guardSettings, strategies.map((s) => s.name));
   zeroTrailingSeries(m, strategies);
-  await restoreGuards(guards, state.guards, guardLog);
+  await persistence.restore('start');
   tradingControl = new TradingStateControl(riskEngine, state.tradingState, componentLogger(ctx.log, 'trading-state'));
   setTradingState(m, riskEngine.tradingState);
   portfolio.onFill((state, _fill, realized) => {
@@ -126,7 +131,7 @@ export async function wireTrading(
   // What the kernel's executor emits to (observers, then the order feedback), for the account stream's transitions.
   const events: ExecutionEvents = { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   await tradingControl.init(c.risk.initialState);
-  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events, guards, trailing: core.trailing };
+  return { riskEngine, balances, collateral, book, exec, tradingControl, positions, execLog, feedback, portfolio, store, events, guards, guardPersistence: persistence, trailing: core.trailing };
 }
 
 /**
@@ -183,6 +188,7 @@ export async function openTrading(ctx: DaemonContext, venue: Venue, strategies: 
   const recovered = trading.trailing.list();
   if (recovered.length > 0) log.info({ trailingStops: recovered.map((r) => ({ id: r.id, leg: r.leg.clientOrderId, phase: r.phase })) }, 'trailing stops recovered');
   await book.refresh();
+  trading.guardPersistence.open();
   return accountStream;
 }
 
