@@ -12,6 +12,11 @@ export function trailingObserver(m: Metrics, log: Logger): (e: TrailingEvent) =>
       log.info({ trailingStop: r.id, strategy: r.strategy, market: r.market, leg: r.leg.leg, reason: e.reason }, 'trailing stop ended');
       return;
     }
+    if (e.type === 'held') {
+      // warn: the price moved, the stop did not (a halt, a guardrail or the price band refuses its next leg).
+      log.warn({ trailingStop: r.id, strategy: r.strategy, market: r.market, leg: r.leg.leg, reason: e.reason }, 'trailing stop not moved: its next leg would be refused; the resting stop stays');
+      return;
+    }
     if (e.type === 'moved') m.trailingMoves.inc({ strategy: r.strategy, market: r.market });
     log.info({
       trailingStop: r.id, strategy: r.strategy, market: r.market, leg: e.leg.leg, clientOrderId: e.leg.clientOrderId, candleTime: e.leg.candleTime,

@@ -84,6 +84,23 @@ export class RiskEngine {
     return denial === undefined ? undefined : deny(denial.rule, denial.message);
   }
 
+  /**
+   * The rules that do not count our own orders and balances (trading state, daily loss, guardrails,
+   * price band, the venue's minimums): what a trailing stop's next leg is asked before the move cancels
+   * the resting one, which the count, notional and balance checks would still see.
+   */
+  checkStanding(intent: Intent, ctx: RiskContext): RiskDecision {
+    if (intent.kind === 'cancel') return ALLOWED;
+    if (intent.kind === 'trailing_stop') throw new TypeError('a trailing stop is checked as the stop-limits it places, never whole');
+    const byState = this.checkTradingState(intent);
+    if (!byState.allowed) return byState;
+    if (!isExit(intent) && this.dailyLossLimitReached()) return deny('daily_loss_limit', `realised loss today reached the daily limit ${this.limits.dailyLossLimit}`);
+    const guarded = this.checkGuards(intent, ctx);
+    if (guarded !== undefined) return guarded;
+    const limits = limitsFor(this.limits, intent.market);
+    return checkPriceBand(intent, ctx, limits) ?? checkMarketMinimums(intent, ctx, limits) ?? ALLOWED;
+  }
+
   /** The trading-state rule alone (halted: cancels only; reducing: exits and cancels). */
   checkTradingState(intent: Intent): RiskDecision {
     if (intent.kind === 'cancel') return ALLOWED;

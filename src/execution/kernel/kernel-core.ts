@@ -82,16 +82,26 @@ export function buildKernelCore(o: KernelCoreOptions): KernelCore {
   const observers = o.observers;
   const events: ExecutionEvents = observers === undefined ? feedback : { emit: (e) => { observers.emit(e); feedback.emit(e); } };
   const wallet = ocoWallet(o.collateral ?? 'separate');
+  const gate = new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), openOfStrategy: (st) => book.ofStrategy(st), ocoWallet: wallet });
   const exec = buildExecution({
     ...o.execution, store: o.store, events,
-    risk: new RiskGate(riskEngine, { lastPrice: o.lastPrice, balances: o.tradingBalances, openOnMarket: (m) => book.onMarket(m), openOfStrategy: (st) => book.ofStrategy(st), ocoWallet: wallet }),
+    risk: gate,
     balances: { available: (cur, w) => (w === 'trading' ? o.tradingBalances()[cur]?.available : o.collateralFree(cur)), ocoWallet: wallet },
   });
   const executor = exec.executor;
   const trailing = new TrailingStops({
     store: o.trailing?.store ?? new InMemoryTrailingStore(), orders: o.store, markets: exec.catalog,
     clock: o.execution.clock, marketClock: o.marketClock, onEvent: o.trailing?.onEvent, beforeLegSubmit: o.trailing?.beforeLegSubmit,
-    legs: { submitLeg: (stamped) => executor.submit(stamped), cancelLeg: (strategy, intent) => executor.cancelOrder(strategy, intent) },
+    legs: {
+      submitLeg: (stamped) => executor.submit(stamped), cancelLeg: (strategy, intent) => executor.cancelOrder(strategy, intent),
+      // A move whose next leg the risk gate would refuse (a halt, the price band) is not started: the resting stop stays.
+      wouldRefuse: async (stamped) => {
+        const info = await exec.catalog.get(stamped.intent.market);
+        if (info === undefined) return undefined;
+        const verdict = gate.standing(stamped, info);
+        return verdict.ok ? undefined : `${verdict.rule}: ${verdict.reason}`;
+      },
+    },
   });
   executor.routeTrailing(trailing);
   return { portfolio, riskEngine, guards, book, feedback, exec, trailing };

@@ -4,6 +4,7 @@ import type { Balances, MarketInfo, MarketName } from '../../domain/market';
 import type { PreTradeRisk, RiskVerdict } from './risk-port';
 import type { RiskEngine } from '../../risk/risk-engine';
 import type { OpenOrderView } from '../../risk/open-order-view';
+import type { RiskContext, RiskDecision } from '../../risk/risk-checks';
 import type { StampedIntent } from '../../strategy/intent-validation';
 
 /** What the gate reads about the account when an intent is checked. */
@@ -28,8 +29,17 @@ export class RiskGate implements PreTradeRisk {
   constructor(private readonly risk: RiskEngine, private readonly view: RiskGateView) {}
 
   check(stamped: StampedIntent, market: MarketInfo): RiskVerdict {
+    return verdict(this.risk.check(stamped.intent, this.context(stamped, market)));
+  }
+
+  /** RiskEngine.checkStanding: the rules that do not count our own orders and balances. */
+  standing(stamped: StampedIntent, market: MarketInfo): RiskVerdict {
+    return verdict(this.risk.checkStanding(stamped.intent, this.context(stamped, market)));
+  }
+
+  private context(stamped: StampedIntent, market: MarketInfo): RiskContext {
     const intent = stamped.intent;
-    const decision = this.risk.check(intent, {
+    return {
       strategy: stamped.strategy,
       lastPrice: this.view.lastPrice(intent.market),
       balances: this.view.balances(),
@@ -39,12 +49,15 @@ export class RiskGate implements PreTradeRisk {
       // The close of the intent's candle: the guardrails' time, the same in the daemon and a backtest.
       decisionMs: (stamped.candleTime + intervalSeconds(stamped.interval)) * 1000,
       strategyOpenOrders: this.view.openOfStrategy === undefined ? undefined : () => this.view.openOfStrategy?.(stamped.strategy) ?? [],
-    });
-    return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
+    };
   }
 
   recheck(stamped: StampedIntent): RiskVerdict {
     const decision = this.risk.checkTradingState(stamped.intent);
     return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
   }
+}
+
+function verdict(decision: RiskDecision): RiskVerdict {
+  return decision.allowed ? OK : { ok: false, rule: decision.rule, reason: decision.message };
 }

@@ -15,12 +15,19 @@ import { decideTrail, initialStop, type RoundTrigger, type TrailSpec } from './t
 /** What the manager tells its observers (metrics, logs, the backtest's order log). */
 export type TrailingEvent =
   | { readonly type: 'placed' | 'moved'; readonly record: TrailingStopRecord; readonly leg: TrailingLegPlacement; readonly result: SubmitResult; readonly atMs: number }
-  | { readonly type: 'ended'; readonly record: TrailingStopRecord; readonly reason: string };
+  | { readonly type: 'ended'; readonly record: TrailingStopRecord; readonly reason: string }
+  /** A move not made: the risk gate would refuse the next leg (the resting one stays). */
+  | { readonly type: 'held'; readonly record: TrailingStopRecord; readonly reason: string };
 
 /** The executor's two doors the manager uses: a leg's stop-limit (through risk, journal, send) and a cancel of one leg. */
 export interface LegPort {
   submitLeg(stamped: StampedIntent): Promise<SubmitResult>;
   cancelLeg(strategy: string, intent: CancelIntent): Promise<SubmitResult>;
+  /**
+   * Why the risk gate would refuse this leg now (undefined: it would pass). Asked before a move cancels
+   * the resting leg: a halt or a guardrail must never leave a position without its stop.
+   */
+  wouldRefuse?(stamped: StampedIntent): Promise<string | undefined>;
 }
 
 export interface TrailingStopsDeps {
@@ -189,6 +196,14 @@ export class TrailingStops implements TrailingRoute {
     const next: TrailingLegPlacement = {
       leg: n, clientOrderId: legClientOrderId(record, n), candleTime: candle.time, trigger: decision.move.trigger.toString(), price: decision.move.price.toString(),
     };
+    const refused = await this.d.legs.wouldRefuse?.(legIntent(record, next, new Decimal(record.remaining)));
+    if (refused !== undefined) {
+      // The resting stop keeps protecting the position; the move is tried again on a later candle.
+      this.d.onEvent?.({ type: 'held', record, reason: refused });
+      if (decision.best.equals(record.best)) return interrupted;
+      await this.save({ ...record, best: decision.best.toString(), updatedAtMs: this.d.clock.nowMs() });
+      return interrupted;
+    }
     record = { ...record, best: decision.best.toString(), phase: 'moving', next, updatedAtMs: this.d.clock.nowMs() };
     await this.save(record); // the move is journaled before anything is cancelled
     await this.finish(record);

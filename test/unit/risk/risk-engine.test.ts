@@ -137,3 +137,15 @@ describe('RiskEngine', () => {
     expect(engine.dailyLossLimitReached()).toBe(false);
   });
 });
+
+describe('checkStanding: what a trailing stop\'s next leg is asked before its move cancels the resting one', () => {
+  test('a halt refuses it; our own open orders and balances do not (the resting leg still counts there)', () => {
+    const engine = new RiskEngine({ limits: { maxOpenOrdersPerStrategy: 1, maxMarketNotional: D(10), priceBand: D('0.05') } });
+    const full = ctx({ openOrders: [open({ side: 'sell' })], balances: {} });
+    expect(engine.check(sell, full).allowed).toBe(false);
+    expect(engine.checkStanding(sell, full)).toEqual({ allowed: true });
+    expect(engine.checkStanding({ ...sell, activationPrice: D('60000') }, full)).toMatchObject({ allowed: false, rule: 'price_band' });
+    engine.setTradingState('halted', 'operator');
+    expect(engine.checkStanding(sell, full)).toMatchObject({ allowed: false, rule: 'trading_state' });
+  });
+});

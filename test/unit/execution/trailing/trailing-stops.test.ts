@@ -14,7 +14,7 @@ const d = (v: string): Decimal => new Decimal(v);
 const candle = (time: number, high: string, low: string, close = high): Candle =>
   ({ time, open: d(close), high: d(high), low: d(low), close: d(close), volume: d('1'), volumeMoney: d('1') });
 
-function setup(opts: { cancelAnswers?: OrderStatus; filledOnCancel?: boolean } = {}) {
+function setup(opts: { cancelAnswers?: OrderStatus; filledOnCancel?: boolean; refuse?: { now: string | undefined } } = {}) {
   const orders = new Map<string, OrderRecord>();
   const calls: string[] = [];
   const names = new Map<string, string>();
@@ -38,6 +38,7 @@ function setup(opts: { cancelAnswers?: OrderStatus; filledOnCancel?: boolean } =
       orders.set(r.clientOrderId, { ...r, status, filledAmount: status === 'filled' ? '0.5' : '0' });
       return { outcome: 'canceled', records: [] };
     },
+    wouldRefuse: async () => opts.refuse?.now,
   };
   const store = new InMemoryTrailingStore();
   const clock = new ManualClock(0);
@@ -132,4 +133,16 @@ test('another strategy naming the trailing stop cannot end it: the manager leave
   expect(await t.cancel('s', { kind: 'cancel', market: 'ETH_USDT', clientOrderId: id })).toBeUndefined();
   expect(t.list().map((r) => r.id)).toEqual([id]);
   expect(s.calls.filter((c) => c.startsWith('cancel'))).toEqual([]);
+});
+
+test('a move the risk gate would refuse (a halt) is not started: the resting stop stays, the move comes once it would pass', async () => {
+  const refuse = { now: 'trading_state: trading is halted (operator): only cancels are allowed' as string | undefined };
+  const s = setup({ refuse });
+  const t = await placed(s);
+  expect(await t.onCandle('BTC_USDT', '1m', candle(120, '1030', '1000'))).toBe(false);
+  expect(s.calls).toEqual(['submit leg-x 900 0.5']);
+  expect(t.list()[0]).toMatchObject({ phase: 'resting', best: '1030', leg: { leg: 0, trigger: '900' } });
+  refuse.now = undefined;
+  expect(await t.onCandle('BTC_USDT', '1m', candle(180, '1031', '1000'))).toBe(true);
+  expect(s.calls).toEqual(['submit leg-x 900 0.5', 'cancel leg-x', 'submit leg-x#t1 931 0.5']);
 });
