@@ -59,21 +59,22 @@ const VIEWER = 'guardrails-viewer-token';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const started = (l: LogLine): boolean => l.msg === 'tradebot started';
 
-test('budgets, cooldowns and drawdown stops decide as the backtest, intent by intent, across a SIGKILL', async () => {
-  const prefix = ctx.configPrefix('tbguard');
-  sim = await startSimulatedExchange({
+/** A stepped simulator and a config for it; `step(k)` closes candle k and waits until a daemon handled it. */
+async function stepped(name: string, extra: Record<string, unknown> = {}) {
+  const prefix = ctx.configPrefix(name);
+  const s = await startSimulatedExchange({
     apiKey: API_KEY, apiSecret: API_SECRET, balances: BALANCES, markets: [{ name: 'BTC_USDT', csvPath: CSV }], start: START, speed: 0, seed: 7,
   });
+  sim = s;
   const cfg = writeConfig({
-    mode: 'paper', paper: { exchangeUrl: sim.url }, redis: { keyPrefix: prefix },
-    strategies: { dir: TEST_STRATEGIES, enabled: STRATEGIES.map((name) => ({ name })) },
+    mode: 'paper', paper: { exchangeUrl: s.url }, redis: { keyPrefix: prefix },
+    strategies: { dir: TEST_STRATEGIES, enabled: STRATEGIES.map((n) => ({ name: n })) },
     risk: RISK, polling: { klineDelayMs: 1000 }, metrics: { port: 0, host: '127.0.0.1' }, log: { level: 'info' }, shutdown: { graceMs: 5000 },
-    console: { enabled: true, port: 0, tokens: [{ name: 'viewer1', role: 'viewer', sha256: tokenSha256(VIEWER) }] },
+    ...extra,
   });
   const env = { TRADEBOT_REDIS_URL: testRedisUrl(), TRADEBOT_API_KEY: API_KEY, TRADEBOT_API_SECRET: API_SECRET };
   const log = new RedisDeploymentLog(await ctx.client(), storeKeysFor('paper', API_KEY, prefix));
-  const s = sim;
-  /** One candle: the clock to its close (+ the kline delay), then wait until the daemon recorded it and its decisions stopped coming. */
+  /** One candle: the clock to its close (+ the kline delay), then wait until it is recorded and its decisions stopped coming. */
   const step = async (k: number): Promise<void> => {
     const open = START + k * 60;
     s.advanceTo(open + 60 + 1);
@@ -90,6 +91,13 @@ test('budgets, cooldowns and drawdown stops decide as the backtest, intent by in
       await sleep(250);
     }
   };
+  return { s, cfg, env, log, step };
+}
+
+test('budgets, cooldowns and drawdown stops decide as the backtest, intent by intent, across a SIGKILL', async () => {
+  const { s, cfg, env, log, step } = await stepped('tbguard', {
+    console: { enabled: true, port: 0, tokens: [{ name: 'viewer1', role: 'viewer', sha256: tokenSha256(VIEWER) }] },
+  });
   try {
     running = new DaemonProcess(['run', '--config', cfg.file], env);
     await running.waitForLine(started, 60_000, 'tradebot started');
@@ -147,3 +155,35 @@ function sortTrips(t: readonly unknown[][]): string[] {
   return t.map((x) => x.join(' ')).sort();
 }
 
+
+test('two replicas: the standby says nothing of its own view, and taking over it trades under the stops the active one saved', async () => {
+  const { s, cfg, env, log, step } = await stepped('tbguard2');
+  const active = new DaemonProcess(['run', '--config', cfg.file], env);
+  running = active;
+  await active.waitForLine(started, 60_000, 'tradebot started (active)');
+  const standby = new DaemonProcess(['run', '--config', cfg.file], env);
+  try {
+    await standby.waitForLine(started, 60_000, 'tradebot started (standby)');
+    const stop = (l: LogLine): boolean => l.msg === 'guardrail tripped' && l['guard'] === 'strategy_drawdown';
+    let k = 0;
+    while (!active.lines.some(stop)) {
+      if (k >= CANDLES) throw new Error(`no drawdown stop within ${CANDLES} candles\n${active.tail()}`);
+      await step(k++);
+    }
+    await step(k++);
+    expect(standby.lines.filter((l) => l.msg === 'guardrail tripped' || l.msg === 'guardrail lifted')).toEqual([]);
+    await active.kill(); // SIGKILL: the standby takes the leases of a dead owner
+    const killedAt = s.clock.nowMs();
+    await standby.waitForLine((l) => l.msg === 'guardrail in force, taken over from the replica that traded' && l['guard'] === 'strategy_drawdown', 30_000, 'the stop taken over');
+    for (let i = 0; i < 4; i++) await step(k++);
+    const entries = (await log.decisions(START, START + CANDLES * 60))
+      .filter((d) => d.marketMs > killedAt && d.strategy === 'guard-churn' && d.kind === 'stop_limit' && d.tag !== 'x');
+    console.log(`takeover: ${JSON.stringify(entries.map((d) => [d.candleTime, d.outcome, d.rule]))}`);
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((d) => d.outcome === 'denied' && d.rule !== 'lease')).toBe(true);
+    expect(entries.some((d) => d.rule === 'strategy_drawdown' || d.rule === 'account_drawdown')).toBe(true);
+  } finally {
+    await standby.kill();
+    cfg.cleanup();
+  }
+});
