@@ -12,9 +12,9 @@ import { guardsFor, type GuardrailSettings } from '../risk/guardrails/guard-rule
  * console); every change of their state is saved, so a restart keeps the peaks, the losses and the
  * stops in force.
  *
- * Only a replica that trades (holds a lease) speaks and writes: a warm standby's portfolio does not
- * follow the active replica's fills, so its own view would announce trips that did not happen and,
- * written over the active's, forget a stop in force. A standby that takes its first lease reads the
+ * Only a replica that trades (holds a lease) speaks and writes: a warm standby's guardrails mark
+ * its own portfolio, which is not what the account did (it traded nothing), so its view could announce
+ * trips that did not happen and, written over the active's, forget a stop in force. A standby that takes its first lease reads the
  * state the active one saved before it trades (`takeOver`).
  */
 export class GuardPersistence {
@@ -126,8 +126,8 @@ function snapshotSaver(store: GuardStateStore, guards: () => Guardrails | undefi
   let again = false;
   const run = (): void => {
     const g = guards();
-    // Only a replica that trades writes: a warm standby's portfolio does not see the active one's fills,
-    // and its view written over the active's would forget a stop in force.
+    // Only a replica that trades writes: a warm standby's view is its own portfolio, not what the
+    // account did, and written over the active's it could forget a stop in force.
     if (g === undefined || !trades()) return;
     writing = true;
     again = false;
