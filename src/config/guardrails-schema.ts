@@ -1,15 +1,13 @@
 import { z } from 'zod';
 import { Decimal } from '../domain/decimal';
 import { DURATION_EXAMPLE, durationSeconds } from '../domain/duration';
+import { isPlainDecimal, numberText } from './decimal-string';
 
 /**
  * `risk.guardrails` (docs/risk.md): drawdown stops for the account and per strategy, cooldowns after
  * losing round trips, budgets per strategy. Strict like the rest: an unknown key is an error.
  */
-const money = z
-  .union([z.string(), z.number()])
-  .transform((v) => String(v).trim())
-  .refine((v) => /^(?:\d+\.?\d*|\.\d+)$/.test(v) && new Decimal(v).greaterThan(0), { message: 'must be a positive plain decimal number, e.g. "250"' });
+const money = numberText.refine((v) => isPlainDecimal(v) && new Decimal(v).greaterThan(0), { message: 'must be a positive plain decimal number, e.g. "250"' });
 
 const duration = z
   .union([z.string(), z.number()])
@@ -45,10 +43,7 @@ const cooldown = z.strictObject({
   scope: z.enum(['strategy', 'market']).default('strategy'),
 });
 
-const ratio = z
-  .union([z.string(), z.number()])
-  .transform((v) => String(v).trim())
-  .refine((v) => /^(?:\d+\.?\d*|\.\d+)$/.test(v) && new Decimal(v).greaterThan(0) && new Decimal(v).lessThanOrEqualTo(1), { message: 'must be a share between 0 and 1, e.g. "0.25"' });
+const ratio = numberText.refine((v) => isPlainDecimal(v) && new Decimal(v).greaterThan(0) && new Decimal(v).lessThanOrEqualTo(1), { message: 'must be a share between 0 and 1, e.g. "0.25"' });
 
 const budget = z
   .strictObject({ share: ratio.optional(), amount: money.optional() })
@@ -69,7 +64,8 @@ export const guardrailsSection = z
   })
   .superRefine((g, ctx) => {
     // Shares are slices of one capital: more than all of it would let strategies spend each other's money.
-    const shares = Object.entries(g.strategies).map(([name, s]) => [name, s.budget?.share] as const).filter(([, v]) => v !== undefined);
+    // A share that is no number has its own issue already (this check runs after a failed one too).
+    const shares = Object.entries(g.strategies).map(([name, s]) => [name, s.budget?.share] as const).filter(([, v]) => v !== undefined && isPlainDecimal(v));
     const total = shares.reduce((sum, [, v]) => sum.plus(v as string), new Decimal(0));
     if (total.greaterThan(1)) {
       ctx.addIssue({ code: 'custom', path: ['strategies'], message: `budget shares add up to ${total} (${shares.map(([n, v]) => `${n} ${v}`).join(', ')}): at most 1, or strategies could spend each other's money` });

@@ -11,16 +11,13 @@ import { HOST_PORT } from './redis-target';
 import { consoleSection } from './console-schema';
 import { notificationsSection } from './notifications-schema';
 import { guardrailsSection } from './guardrails-schema';
+import { decimalString } from './decimal-string';
 
 /**
  * The whole configuration, validated once at start-up and then frozen. Secrets are NOT part of it:
  * they come only from the environment or files (see load.ts) and any secret-looking key in the file
  * is refused.
  */
-const decimalString = z
-  .union([z.string(), z.number()])
-  .transform((v) => String(v).trim())
-  .refine((v) => /^(?:\d+\.?\d*|\.\d+)$/.test(v), { message: 'must be a non-negative plain decimal number, e.g. "1000" or "0.05"' });
 
 const market = z.string().regex(MARKET_NAME, 'must be a market name like BTC_USDT');
 const interval = z.enum(INTERVALS);

@@ -14,3 +14,11 @@ export function durationSeconds(value: unknown): number | undefined {
   if (m === null || Number(m[1]) <= 0) return undefined;
   return Number(m[1]) * (UNIT_SECONDS[m[2] as string] as number);
 }
+
+/** 86400000 -> "24h", 172800000 -> "2d": how a window reads in a reason (as people write them in the config). */
+export function durationText(ms: number): string {
+  const s = ms / 1000;
+  if (s >= 172_800 && s % 86_400 === 0) return `${s / 86_400}d`;
+  if (s % 3600 === 0) return `${s / 3600}h`;
+  return s % 60 === 0 ? `${s / 60}m` : `${s}s`;
+}

@@ -76,12 +76,11 @@ export class RiskEngine {
   private checkGuards(intent: Intent, ctx: RiskContext): RiskDenial | undefined {
     const guards = this.guards;
     if (guards === undefined || ctx.decisionMs === undefined) return undefined;
-    const denial = guards.check(intent, {
+    return guards.check(intent, {
       strategy: ctx.strategy, decisionMs: ctx.decisionMs, balances: ctx.balances,
       strategyOpenOrders: ctx.strategyOpenOrders ?? (() => ctx.openOrders),
       money: ctx.marketInfo?.money ?? (intent.market.split('_')[1] as string),
     });
-    return denial === undefined ? undefined : deny(denial.rule, denial.message);
   }
 
   /**

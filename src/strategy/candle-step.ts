@@ -33,13 +33,15 @@ export interface CandleStepParts<C extends StepCandle> {
  * microtask queue per candle.
  */
 export function candleStep<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
-  const settling = c.warm ? undefined : parts.settle(c);
-  return settling === undefined ? trailAndDecide(parts, c) : settling.then(() => trailAndDecide(parts, c));
+  if (c.warm) return decideAndSubmit(parts, c);
+  const settling = parts.settle(c);
+  return settling === undefined ? markTrailDecide(parts, c) : settling.then(() => markTrailDecide(parts, c));
 }
 
-function trailAndDecide<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
-  if (!c.warm) parts.settled?.(c);
-  const trailing = c.warm ? undefined : parts.trail?.(c);
+/** On the settled view: the kernel's marks, the trailing stops' moves, then the strategies. */
+function markTrailDecide<C extends StepCandle>(parts: CandleStepParts<C>, c: C): Promise<void> | undefined {
+  parts.settled?.(c);
+  const trailing = parts.trail?.(c);
   return trailing === undefined ? decideAndSubmit(parts, c) : trailing.then(() => decideAndSubmit(parts, c));
 }
 

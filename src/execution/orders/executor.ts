@@ -101,15 +101,11 @@ export class Executor {
   private async submitChecked(stamped: StampedIntent): Promise<SubmitResult> {
     const intent = stamped.intent;
     if (intent.kind === 'cancel') return (await this.trailing?.cancel(stamped.strategy, intent)) ?? this.cancel(stamped.strategy, intent);
-    if (intent.kind === 'trailing_stop') {
-      if (this.trailing !== undefined) return this.trailing.place(stamped);
-      safeEmit(this.deps.events, { type: 'OrderDenied', strategy: stamped.strategy, market: intent.market, rule: 'kind', reason: 'trailing stops are not available here' });
-      return { outcome: 'denied', rule: 'kind', reason: 'trailing stops are not available here' };
-    }
     const deny = (rule: string, reason: string): SubmitResult => {
       safeEmit(this.deps.events, { type: 'OrderDenied', strategy: stamped.strategy, market: intent.market, rule, reason });
       return { outcome: 'denied', rule, reason };
     };
+    if (intent.kind === 'trailing_stop') return this.trailing?.place(stamped) ?? deny('kind', 'trailing stops are not available here');
     const market = await this.deps.markets.get(intent.market);
     if (market === undefined) return deny('market', `market ${intent.market} is not listed or not trading`);
     const verdict = await this.deps.risk.check(stamped, market);

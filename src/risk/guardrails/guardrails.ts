@@ -1,4 +1,5 @@
 import { Decimal } from '../../domain/decimal';
+import { durationText } from '../../domain/duration';
 import { compareDecimals } from '../../domain/decimal-compare';
 import type { Intent } from '../../domain/intent';
 import type { Balances, MarketName } from '../../domain/market';
@@ -6,10 +7,10 @@ import type { Portfolio } from '../../portfolio/portfolio';
 import { RoundTripBook } from '../../portfolio/round-trips';
 import { isExit } from '../../trading-state/trading-state';
 import type { OpenOrderView } from '../open-order-view';
-import { intentNotional } from '../risk-checks';
+import { deny, intentNotional, type RiskDenial } from '../risk-checks';
 import { EquityTrack, type EquityTrackSnapshot } from './equity-track';
 import { guardsFor, type DrawdownRule, type GuardrailSettings, type StrategyGuards } from './guard-rules';
-import { latchKey, type GuardLatch, type GuardName, type ReleaseCause } from './guard-latch';
+import { latchKey, type GuardLatch, type ReleaseCause } from './guard-latch';
 import { LossBook, type PendingLoss } from './loss-book';
 import { budgetView, type BudgetView } from './strategy-budget';
 
@@ -33,11 +34,6 @@ export interface GuardCheckContext {
   readonly strategyOpenOrders: () => readonly OpenOrderView[];
   /** The money currency of the intent's market. */
   readonly money: string;
-}
-
-export interface GuardDenial {
-  readonly rule: GuardName;
-  readonly message: string;
 }
 
 /** What a restart restores (stored as JSON by the daemon). */
@@ -68,6 +64,7 @@ export class Guardrails {
   private readonly latched = new Map<string, GuardLatch>();
   private readonly prices = new Map<MarketName, Decimal>();
   private replaying = false;
+  private readonly merged = new Map<string, StrategyGuards>();
 
   constructor(private readonly settings: GuardrailSettings, private readonly portfolio: Portfolio, private readonly observer: GuardObserver = {}) {
     const windows = [...Object.values(settings.strategies), settings.strategyDefaults].flatMap((g) => (g.cooldown ?? []).map((r) => r.windowMs));
@@ -90,13 +87,13 @@ export class Guardrails {
   }
 
   /** The guard that refuses the intent, if one does (cancels always pass). */
-  check(intent: Intent, ctx: GuardCheckContext): GuardDenial | undefined {
+  check(intent: Intent, ctx: GuardCheckContext): RiskDenial | undefined {
     if (intent.kind === 'cancel') return undefined;
     if (this.expire(ctx.decisionMs)) this.observer.changed?.();
     const exit = isExit(intent);
     // A halt first: it says the most (every order stops), whatever tripped before it.
     const latch = this.firstLatch(ctx.strategy, intent.market, 'halt') ?? (exit ? undefined : this.firstLatch(ctx.strategy, intent.market, 'reduce'));
-    if (latch !== undefined) return { rule: latch.guard, message: `${latch.reason}: ${latch.action === 'halt' ? 'only cancels are allowed' : 'no new entries'} ${liftText(latch)}` };
+    if (latch !== undefined) return deny(latch.guard, `${latch.reason}: ${latch.action === 'halt' ? 'only cancels are allowed' : 'no new entries'} ${liftText(latch)}`);
     // A trailing stop reaches the risk engine leg by leg, as the stop-limits it places.
     if (exit || intent.kind === 'trailing_stop') return undefined;
     const budget = this.guards(ctx.strategy).budget;
@@ -104,11 +101,8 @@ export class Guardrails {
     const view = this.budget(ctx.strategy, ctx.money, ctx.balances, ctx.strategyOpenOrders());
     const need = intentNotional(intent);
     if (view === undefined || compareDecimals(need, view.available) <= 0) return undefined;
-    return {
-      rule: 'strategy_budget',
-      message: `strategy ${ctx.strategy} would commit ${need} ${ctx.money} with ${Decimal.max(view.available, ZERO)} left of its budget `
-        + `(allocated ${view.allocated.toDecimalPlaces(8)}, realised ${view.realized.toDecimalPlaces(8)}, committed ${view.committed.toDecimalPlaces(8)})`,
-    };
+    return deny('strategy_budget', `strategy ${ctx.strategy} would commit ${need} ${ctx.money} with ${Decimal.max(view.available, ZERO)} left of its budget `
+      + `(allocated ${view.allocated.toDecimalPlaces(8)}, realised ${view.realized.toDecimalPlaces(8)}, committed ${view.committed.toDecimalPlaces(8)})`);
   }
 
   /** What `strategy`'s budget allows now; undefined without a budget. */
@@ -156,8 +150,14 @@ export class Guardrails {
     return undefined;
   }
 
+  /** A strategy's guards, merged once (they are read on every mark, fill and entry). */
   private guards(strategy: string): StrategyGuards {
-    return guardsFor(this.settings, strategy);
+    let g = this.merged.get(strategy);
+    if (g === undefined) {
+      g = guardsFor(this.settings, strategy);
+      this.merged.set(strategy, g);
+    }
+    return g;
   }
 
   private rulesOf(scope: string): readonly DrawdownRule[] {
@@ -269,12 +269,4 @@ function appliesTo(l: GuardLatch, strategy: string, market: string): boolean {
 
 function liftText(l: GuardLatch): string {
   return l.untilMs === undefined ? 'until an operator resumes it' : `until ${new Date(l.untilMs).toISOString()}`;
-}
-
-/** 86400000 -> "24h", 172800000 -> "2d": how a window reads in a reason (as people write them in the config). */
-export function durationText(ms: number): string {
-  const s = ms / 1000;
-  if (s >= 172_800 && s % 86_400 === 0) return `${s / 86_400}d`;
-  if (s % 3600 === 0) return `${s / 3600}h`;
-  return s % 60 === 0 ? `${s / 60}m` : `${s}s`;
 }

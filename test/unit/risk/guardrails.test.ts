@@ -173,6 +173,8 @@ describe('config', () => {
     [{ strategies: { a: { budget: { share: '0.5', amount: '10' } } } }, 'exactly one of share'],
     [{ strategyDefaults: { cooldown: [{ losses: 2, window: '6 hours', pause: '1h' }] } }, 'a duration such as'],
     [{ account: { drawdown: [{ max: '-1' }] } }, 'positive plain decimal'],
+    [{ account: { drawdown: [{ max: 'a lot' }] } }, 'positive plain decimal'],
+    [{ strategies: { a: { budget: { share: 'half' } }, b: { budget: { share: '0.5' } } } }, 'a share between 0 and 1'],
     [{ account: { stopAll: true } }, 'Unrecognized key'],
   ])('%j is refused: %s', (raw, message) => {
     const r = guardrailsSection.safeParse(raw);
